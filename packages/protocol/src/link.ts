@@ -1,0 +1,109 @@
+/**
+ * The router link: CBOR frames between a daemon and its router over one WebSocket (binary
+ * messages). The router opens with a challenge; the daemon answers with its name, public key and
+ * a signature over the challenge. Requests carry an integer id echoed by their answer.
+ */
+import * as z from "zod";
+import { decodeStrict, encodeCanonical } from "./cbor.js";
+import { isId } from "./ids.js";
+import { isAgentName } from "./names.js";
+import { domainMessage } from "./signatures.js";
+
+export const LINK_PROTOCOL = 1;
+export const LINK_AUTH_DOMAIN = "social-harness/link/v1";
+/** A frame carries at most one record of at most 1 MiB of content plus its envelope. */
+export const MAX_FRAME_BYTES = 2 * 1024 * 1024;
+
+const bytes = z.instanceof(Uint8Array);
+const name = z.string().refine(isAgentName, "must be an agent name");
+const hash = z.string().refine((h) => isId("record", h), "must be a record hash");
+const requestId = z.number().int().nonnegative();
+const seq = z.number().int().positive();
+
+export const SignatureEntrySchema = z.object({ signer: name, signature: bytes });
+
+/** Why the router refuses a link or a proposal. */
+export const LinkRefusalSchema = z.enum([
+  "version-mismatch",
+  "name-taken",
+  "invalid-key",
+  "bad-signature",
+  "not-authenticated",
+  "malformed",
+  "unknown-agent",
+  "not-member",
+  "certification-unavailable",
+  "content-invalid",
+  "internal",
+]);
+export type LinkRefusal = z.infer<typeof LinkRefusalSchema>;
+
+export const ClientFrameSchema = z.discriminatedUnion("t", [
+  z.object({ t: z.literal("authenticate"), protocol: z.number().int(), name, publicKey: bytes, signature: bytes }),
+  z.object({ t: z.literal("sync"), cursors: z.record(z.string(), z.number().int().nonnegative()) }),
+  z.object({ t: z.literal("resolve"), id: requestId, names: z.array(z.string()).max(64) }),
+  z.object({ t: z.literal("propose"), id: requestId, record: bytes, signature: bytes }),
+  z.object({ t: z.literal("open-group"), id: requestId, record: bytes, signature: bytes }),
+  z.object({ t: z.literal("cosign"), request: z.string(), signature: bytes }),
+  z.object({ t: z.literal("cosign-refused"), request: z.string(), reason: z.string() }),
+  z.object({ t: z.literal("ack"), conv: z.string(), seq }),
+]);
+export type ClientFrame = z.infer<typeof ClientFrameSchema>;
+
+export const ResolvedAgentSchema = z.union([
+  z.object({ name: z.string(), publicKey: bytes }),
+  z.object({ name: z.string(), error: z.enum(["unknown-agent", "invalid-name"]) }),
+]);
+export type ResolvedAgent = z.infer<typeof ResolvedAgentSchema>;
+
+export const RecordFrameSchema = z.object({
+  t: z.literal("record"),
+  conv: z.string(),
+  seq,
+  record: bytes,
+  signatures: z.array(SignatureEntrySchema).min(1),
+  certificate: bytes,
+});
+export type RecordFrame = z.infer<typeof RecordFrameSchema>;
+
+export const RouterFrameSchema = z.discriminatedUnion("t", [
+  z.object({ t: z.literal("challenge"), protocol: z.number().int(), nonce: bytes, routerKey: bytes }),
+  z.object({ t: z.literal("authenticated"), name }),
+  z.object({ t: z.literal("link-error"), reason: LinkRefusalSchema, detail: z.string() }),
+  z.object({ t: z.literal("resolved"), id: requestId, agents: z.array(ResolvedAgentSchema) }),
+  z.object({ t: z.literal("certified"), id: requestId, conv: z.string(), seq, record: hash, certificate: bytes }),
+  z.object({ t: z.literal("head-moved"), id: requestId, conv: z.string(), head: hash.nullable() }),
+  z.object({
+    t: z.literal("refused"),
+    id: requestId,
+    reason: LinkRefusalSchema,
+    detail: z.string(),
+    members: z.array(z.object({ name: z.string(), reason: z.string() })).optional(),
+  }),
+  z.object({ t: z.literal("cosign-request"), request: z.string(), record: bytes }),
+  RecordFrameSchema,
+  z.object({ t: z.literal("synced") }),
+]);
+export type RouterFrame = z.infer<typeof RouterFrameSchema>;
+
+export function encodeFrame(frame: ClientFrame | RouterFrame): Uint8Array {
+  return encodeCanonical(frame);
+}
+
+export type FrameRead<T> = { ok: true; frame: T } | { ok: false; reason: string };
+
+function decodeFrame<T>(data: Uint8Array, schema: z.ZodType<T>): FrameRead<T> {
+  const decoded = decodeStrict(data, MAX_FRAME_BYTES);
+  if (!decoded.ok) return decoded;
+  const parsed = schema.safeParse(decoded.value);
+  if (!parsed.success) return { ok: false, reason: z.prettifyError(parsed.error) };
+  return { ok: true, frame: parsed.data };
+}
+
+export const decodeClientFrame = (data: Uint8Array): FrameRead<ClientFrame> => decodeFrame(data, ClientFrameSchema);
+export const decodeRouterFrame = (data: Uint8Array): FrameRead<RouterFrame> => decodeFrame(data, RouterFrameSchema);
+
+/** The bytes a daemon signs to prove its identity for one link challenge. */
+export function linkAuthMessage(nonce: Uint8Array, agent: string): Uint8Array {
+  return domainMessage(LINK_AUTH_DOMAIN, nonce, Buffer.from(agent, "utf8"));
+}

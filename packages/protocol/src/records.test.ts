@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { encodeCanonical } from "./cbor.js";
+import { signCertificate, verifyCertificate } from "./certificate.js";
+import { mintId, recordHashOf } from "./ids.js";
+import { encodeRecord, readRecord, verifyActionSignature, type RecordDraft } from "./records.js";
+import { generateSigningKey } from "./signatures.js";
+
+const post = (overrides: Partial<RecordDraft> = {}): RecordDraft => ({
+  kind: "post",
+  conv: "direct:alice,bob",
+  prev: null,
+  author: "alice",
+  postId: mintId("post"),
+  at: 1_700_000_000_000,
+  content: [
+    { type: "text", text: "hello" },
+    { type: "collective", op: "multicast" },
+  ],
+  ...overrides,
+});
+
+describe("records", () => {
+  it("reads back what it encodes and hashes the exact bytes", () => {
+    const bytes = encodeRecord(post());
+    const read = readRecord(bytes);
+    expect(read.ok && read.record.content).toEqual(post().content);
+    expect(read.ok && read.hash).toBe(recordHashOf(bytes));
+  });
+
+  it("verifies the author's action signature over the bytes as they arrived", () => {
+    const key = generateSigningKey();
+    const bytes = encodeRecord(post());
+    const signature = key.sign(Buffer.concat([Buffer.from("social-harness/record/v1\0"), bytes]));
+    expect(verifyActionSignature(key.publicKey, bytes, signature)).toBe(true);
+    const tampered = new Uint8Array(bytes);
+    tampered[tampered.length - 3] ^= 1;
+    expect(verifyActionSignature(key.publicKey, tampered, signature)).toBe(false);
+  });
+
+  it("drops fields it does not know only after the bytes are checked", () => {
+    const value = { ...Object.fromEntries(Object.entries(post())), v: 1, future: "field" };
+    const bytes = encodeCanonical(value);
+    const read = readRecord(bytes);
+    expect(read.ok).toBe(true);
+    expect(read.ok && "future" in read.record).toBe(false);
+    expect(read.ok && read.hash).toBe(recordHashOf(bytes));
+  });
+
+  it("refuses an author outside the conversation", () => {
+    expect(readRecord(encodeRecord(post({ author: "carol" })))).toMatchObject({ ok: false });
+  });
+
+  it("refuses another record version", () => {
+    const bytes = encodeCanonical({ ...post(), v: 2 });
+    expect(readRecord(bytes)).toMatchObject({ ok: false, reason: expect.stringContaining("version") });
+  });
+
+  it("requires a genesis to list exactly the group's members", () => {
+    const genesis = post({
+      kind: "genesis",
+      conv: "group:alice,bob,carol",
+      content: [],
+      members: ["alice", "bob", "carol"],
+    });
+    expect(readRecord(encodeRecord(genesis)).ok).toBe(true);
+    expect(readRecord(encodeRecord({ ...genesis, members: ["alice", "bob"] })).ok).toBe(false);
+    expect(readRecord(encodeRecord({ ...genesis, conv: "direct:alice,bob" })).ok).toBe(false);
+  });
+
+  it("certifies a position with the router's key", () => {
+    const router = generateSigningKey();
+    const position = { conv: "direct:alice,bob", seq: 3, record: recordHashOf(new Uint8Array([1])) };
+    const certificate = signCertificate(router, position);
+    expect(verifyCertificate(router.publicKey, position, certificate)).toBe(true);
+    expect(verifyCertificate(router.publicKey, { ...position, seq: 4 }, certificate)).toBe(false);
+  });
+});

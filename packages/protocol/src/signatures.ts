@@ -1,0 +1,106 @@
+/**
+ * ed25519 identities and signatures. Signing and verifying use Node's native crypto with cached
+ * KeyObjects (about 8x and 11x faster than pure JS here); @noble/ed25519 decides which public keys
+ * are acceptable: a key must decode as a curve point and must not have small order, because a
+ * small-order key lets one forged signature verify for every message (SPEC §3a).
+ */
+import { createPrivateKey, createPublicKey, randomBytes, sign, verify, type KeyObject } from "node:crypto";
+import * as ed from "@noble/ed25519";
+import { sha512 } from "@noble/hashes/sha2.js";
+
+ed.hashes.sha512 = sha512;
+
+const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
+const SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+
+export const PUBLIC_KEY_BYTES = 32;
+export const SIGNATURE_BYTES = 64;
+
+/** An identity: the 32-byte RFC 8032 seed and its public key, with a cached native key. */
+export interface SigningKey {
+  readonly seed: Uint8Array;
+  readonly publicKey: Uint8Array;
+  sign(message: Uint8Array): Uint8Array;
+}
+
+export function signingKeyFromSeed(seed: Uint8Array): SigningKey {
+  if (seed.byteLength !== 32) throw new RangeError("an ed25519 seed is 32 bytes");
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([PKCS8_PREFIX, seed]),
+    format: "der",
+    type: "pkcs8",
+  });
+  const spki = createPublicKey(privateKey).export({ format: "der", type: "spki" });
+  const publicKey = new Uint8Array(spki.subarray(SPKI_PREFIX.length));
+  return {
+    seed: new Uint8Array(seed),
+    publicKey,
+    sign: (message) => new Uint8Array(sign(null, message, privateKey)),
+  };
+}
+
+export function generateSigningKey(): SigningKey {
+  return signingKeyFromSeed(randomBytes(32));
+}
+
+export type PublicKeyCheck = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+/** Accepts only a canonical encoding of a curve point that does not have small order. */
+export function checkPublicKey(publicKey: Uint8Array): PublicKeyCheck {
+  if (publicKey.byteLength !== PUBLIC_KEY_BYTES) return { ok: false, reason: "not 32 bytes" };
+  let point: ed.Point;
+  try {
+    point = ed.Point.fromBytes(publicKey, false);
+  } catch {
+    return { ok: false, reason: "not a point on the curve" };
+  }
+  if (point.isSmallOrder()) return { ok: false, reason: "a small-order point" };
+  return { ok: true };
+}
+
+const publicKeyCache = new Map<string, KeyObject>();
+const PUBLIC_KEY_CACHE_LIMIT = 10_000;
+
+function nativePublicKey(publicKey: Uint8Array): KeyObject {
+  const cacheKey = Buffer.from(publicKey).toString("base64");
+  let key = publicKeyCache.get(cacheKey);
+  if (key === undefined) {
+    key = createPublicKey({
+      key: Buffer.concat([SPKI_PREFIX, publicKey]),
+      format: "der",
+      type: "spki",
+    });
+    if (publicKeyCache.size >= PUBLIC_KEY_CACHE_LIMIT) publicKeyCache.clear();
+    publicKeyCache.set(cacheKey, key);
+  }
+  return key;
+}
+
+/**
+ * Verifies a signature. Callers must have accepted `publicKey` with checkPublicKey first (keys
+ * reach a verifier only through registration or pinning, which both check it).
+ */
+export function verifySignature(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  if (publicKey.byteLength !== PUBLIC_KEY_BYTES || signature.byteLength !== SIGNATURE_BYTES) {
+    return false;
+  }
+  try {
+    return verify(null, message, nativePublicKey(publicKey), signature);
+  } catch {
+    return false;
+  }
+}
+
+/** RFC 8032 verification in pure JS, strict (not ZIP-215); used to cross-check the native path. */
+export function verifySignatureStrict(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  try {
+    return ed.verify(signature, message, publicKey, { zip215: false });
+  } catch {
+    return false;
+  }
+}
+
+/** Prefixes a domain separator so a signature for one purpose never verifies for another. */
+export function domainMessage(domain: string, ...parts: Uint8Array[]): Uint8Array {
+  return Buffer.concat([Buffer.from(`${domain}\0`, "utf8"), ...parts]);
+}

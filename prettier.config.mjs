@@ -1,0 +1,3 @@
+/** @type {import("prettier").Config} */
+const config = { printWidth: 120 };
+export default config;
