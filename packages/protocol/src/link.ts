@@ -14,7 +14,7 @@ export const LINK_AUTH_DOMAIN = "social-harness/link/v1";
 /** A frame carries at most one record of at most 1 MiB of content plus its envelope. */
 export const MAX_FRAME_BYTES = 2 * 1024 * 1024;
 
-const bytes = z.instanceof(Uint8Array);
+const bytes = z.custom<Uint8Array>((value) => value instanceof Uint8Array, "must be bytes");
 const name = z.string().refine(isAgentName, "must be an agent name");
 const hash = z.string().refine((h) => isId("record", h), "must be a record hash");
 const requestId = z.number().int().nonnegative();
@@ -32,6 +32,7 @@ export const LinkRefusalSchema = z.enum([
   "malformed",
   "unknown-agent",
   "not-member",
+  "no-conversation",
   "certification-unavailable",
   "content-invalid",
   "internal",
@@ -71,7 +72,16 @@ export const RouterFrameSchema = z.discriminatedUnion("t", [
   z.object({ t: z.literal("authenticated"), name }),
   z.object({ t: z.literal("link-error"), reason: LinkRefusalSchema, detail: z.string() }),
   z.object({ t: z.literal("resolved"), id: requestId, agents: z.array(ResolvedAgentSchema) }),
-  z.object({ t: z.literal("certified"), id: requestId, conv: z.string(), seq, record: hash, certificate: bytes }),
+  z.object({
+    t: z.literal("certified"),
+    id: requestId,
+    conv: z.string(),
+    seq,
+    record: hash,
+    certificate: bytes,
+    /** The record already certified under this PostId, when it differs from the proposal. */
+    stored: z.object({ record: bytes, signatures: z.array(SignatureEntrySchema).min(1) }).optional(),
+  }),
   z.object({ t: z.literal("head-moved"), id: requestId, conv: z.string(), head: hash.nullable() }),
   z.object({
     t: z.literal("refused"),

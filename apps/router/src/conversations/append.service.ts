@@ -1,0 +1,158 @@
+/**
+ * Certifying posts (SPEC §5): a proposal is accepted only from a member whose signature verifies
+ * over the bytes as they arrived and whose `prev` equals the conversation head. The record is
+ * committed durably, given the next sequence number and a durability certificate. A PostId
+ * already certified for its author returns the existing certificate, so retries never duplicate.
+ */
+import {
+  checkContentSize,
+  encodeCanonical,
+  readRecord,
+  signCertificate,
+  verifyActionSignature,
+  type LinkRefusal,
+  type SigningKey,
+} from "@social-harness/protocol";
+import type { RouterStore } from "../db/database.js";
+import type { RouterBus } from "../bus/bus.js";
+import { findAgent } from "../registry/registry.store.js";
+import {
+  appendRecord,
+  createConversation,
+  findRecordByPost,
+  lockHead,
+  type StoredRecord,
+} from "./conversations.store.js";
+
+export type AppendOutcome =
+  | { readonly kind: "certified"; readonly record: StoredRecord; readonly existed: boolean; readonly differs: boolean }
+  | { readonly kind: "head-moved"; readonly conv: string; readonly head: string | null }
+  | {
+      readonly kind: "refused";
+      readonly reason: LinkRefusal;
+      readonly detail: string;
+      readonly members?: { name: string; reason: string }[];
+    };
+
+export interface AppendContext {
+  readonly store: RouterStore;
+  readonly bus: RouterBus;
+  readonly routerKey: SigningKey;
+  readonly now: () => number;
+  /** Names known to be registered; registrations are never withdrawn, so the set only grows. */
+  readonly knownAgents: Set<string>;
+}
+
+export interface Signer {
+  readonly signer: string;
+  readonly signature: Uint8Array;
+}
+
+export function encodeSignatures(signatures: readonly Signer[]): Uint8Array {
+  return encodeCanonical(signatures.map((s) => ({ signer: s.signer, signature: s.signature })));
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const text = String((error as { code?: unknown }).code ?? "") + String((error as Error).message ?? "");
+  return text.includes("23505") || text.includes("UNIQUE constraint failed") || text.includes("SQLITE_CONSTRAINT");
+}
+
+/** Commits a certified record at the head, or reports why not. Retries once on a race. */
+export async function commitAtHead(
+  ctx: AppendContext,
+  input: {
+    conv: string;
+    bytes: Uint8Array;
+    hash: string;
+    prev: string | null;
+    author: string;
+    postId: string;
+    signatures: readonly Signer[];
+    createMembers?: readonly string[];
+  },
+): Promise<AppendOutcome> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await ctx.store.db.transaction().execute(async (trx) => {
+        const existing = await findRecordByPost(trx, input.author, input.postId);
+        if (existing !== undefined) {
+          return { kind: "certified", record: existing, existed: true, differs: existing.hash !== input.hash } as const;
+        }
+        if (input.createMembers !== undefined) {
+          await createConversation(trx, input.conv, input.createMembers, ctx.now());
+        }
+        const head = await lockHead(trx, ctx.store.dialect, input.conv);
+        if (head === undefined) {
+          return { kind: "refused", reason: "no-conversation", detail: `${input.conv} has no genesis yet` } as const;
+        }
+        if (input.prev !== head.hash) return { kind: "head-moved", conv: input.conv, head: head.hash } as const;
+        const seq = head.seq + 1;
+        const record: StoredRecord = {
+          conv: input.conv,
+          seq,
+          hash: input.hash,
+          bytes: input.bytes,
+          signatures: encodeSignatures(input.signatures),
+          certificate: signCertificate(ctx.routerKey, { conv: input.conv, seq, record: input.hash }),
+        };
+        await appendRecord(trx, { ...record, author: input.author, postId: input.postId, committedAt: ctx.now() });
+        return { kind: "certified", record, existed: false, differs: false } as const;
+      });
+    } catch (error) {
+      if (attempt < 2 && isUniqueViolation(error)) continue;
+      throw error;
+    }
+  }
+}
+
+async function isRegistered(ctx: AppendContext, name: string): Promise<boolean> {
+  if (ctx.knownAgents.has(name)) return true;
+  const agent = await findAgent(ctx.store.db, name);
+  if (agent !== undefined) ctx.knownAgents.add(name);
+  return agent !== undefined;
+}
+
+/** Checks and certifies a post proposed by the linked agent `author`. */
+export async function appendPost(
+  ctx: AppendContext,
+  author: { name: string; publicKey: Uint8Array },
+  bytes: Uint8Array,
+  signature: Uint8Array,
+): Promise<AppendOutcome> {
+  const read = readRecord(bytes);
+  if (!read.ok) return { kind: "refused", reason: "malformed", detail: read.reason };
+  const { record, hash } = read;
+  if (record.kind !== "post")
+    return { kind: "refused", reason: "malformed", detail: "a genesis opens a group; propose posts only" };
+  if (record.author !== author.name)
+    return { kind: "refused", reason: "bad-signature", detail: "the author is not the linked agent" };
+  if (!verifyActionSignature(author.publicKey, bytes, signature)) {
+    return { kind: "refused", reason: "bad-signature", detail: "the action signature does not verify" };
+  }
+  const size = checkContentSize(record.content as never);
+  if (!size.ok) return { kind: "refused", reason: "content-invalid", detail: size.reason };
+  const direct = record.conv.startsWith("direct:");
+  if (direct) {
+    const other =
+      record.conv
+        .slice("direct:".length)
+        .split(",")
+        .find((m) => m !== author.name) ?? author.name;
+    if (!(await isRegistered(ctx, other)))
+      return { kind: "refused", reason: "unknown-agent", detail: `${other} is not registered` };
+  }
+  const outcome = await commitAtHead(ctx, {
+    conv: record.conv,
+    bytes,
+    hash,
+    prev: record.prev,
+    author: record.author,
+    postId: record.postId,
+    signatures: [{ signer: author.name, signature }],
+    createMembers: direct ? record.conv.slice("direct:".length).split(",") : undefined,
+  });
+  if (outcome.kind === "certified" && !outcome.existed) {
+    ctx.bus.publish({ type: "record", body: { conv: outcome.record.conv, seq: outcome.record.seq } });
+  }
+  return outcome;
+}

@@ -1,0 +1,124 @@
+/**
+ * The router's storage: one Kysely schema served by SQLite (embedded, the default) or PostgreSQL
+ * (several routers sharing one database). SQLite runs in WAL mode with synchronous=FULL so a
+ * certified record is on disk before its certificate leaves the router.
+ */
+import Database from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect, type Generated } from "kysely";
+import { Migrator } from "kysely/migration";
+import pg from "pg";
+import { routerMigrations } from "./migrations/index.js";
+
+export interface AgentsTable {
+  name: string;
+  public_key: Uint8Array;
+  registered_at: number;
+}
+
+export interface ConversationsTable {
+  conv: string;
+  head_seq: number;
+  head_hash: string | null;
+  created_at: number;
+}
+
+export interface MembersTable {
+  conv: string;
+  member: string;
+}
+
+export interface RecordsTable {
+  conv: string;
+  seq: number;
+  hash: string;
+  author: string;
+  post_id: string;
+  bytes: Uint8Array;
+  /** CBOR list of {signer, signature}: the author's, or every member's for a genesis. */
+  signatures: Uint8Array;
+  certificate: Uint8Array;
+  committed_at: number;
+}
+
+export interface RouterKeysTable {
+  id: Generated<number>;
+  seed: Uint8Array;
+  created_at: number;
+}
+
+export interface RouterDatabase {
+  agents: AgentsTable;
+  conversations: ConversationsTable;
+  members: MembersTable;
+  records: RecordsTable;
+  router_keys: RouterKeysTable;
+}
+
+export type Dialect = "sqlite" | "postgres";
+
+export interface RouterStore {
+  readonly db: Kysely<RouterDatabase>;
+  readonly dialect: Dialect;
+  /** For PostgreSQL: a connection config for a LISTEN client and the channel prefix. */
+  readonly postgres?: { readonly config: pg.ClientConfig; readonly channel: string };
+  close(): Promise<void>;
+}
+
+const BIGINT_OID = 20;
+
+/** Parses `postgres://...?schema=name`: the schema is created if missing and used as search_path. */
+function postgresConfig(url: string): { config: pg.ClientConfig; schema: string } {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get("schema") ?? "public";
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name ${JSON.stringify(schema)}`);
+  parsed.searchParams.delete("schema");
+  return {
+    schema,
+    config: {
+      connectionString: parsed.toString(),
+      options: `-c search_path=${schema}`,
+      types: {
+        getTypeParser: ((oid: number, format?: "text" | "binary") =>
+          oid === BIGINT_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
+      },
+    },
+  };
+}
+
+async function migrate(db: Kysely<RouterDatabase>, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(routerMigrations(dialect)) } });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) throw new Error("router database migration failed", { cause: error });
+}
+
+/** Opens (and migrates) the SQLite file or the PostgreSQL database named by `database`. */
+export async function openRouterStore(options: { database?: string; sqliteFile: string }): Promise<RouterStore> {
+  if (options.database?.startsWith("postgres://") || options.database?.startsWith("postgresql://")) {
+    const { config, schema } = postgresConfig(options.database);
+    const bootstrap = new pg.Client({ ...config, options: undefined });
+    await bootstrap.connect();
+    try {
+      await bootstrap.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } finally {
+      await bootstrap.end();
+    }
+    const pool = new pg.Pool({ ...config, max: 10 });
+    const db = new Kysely<RouterDatabase>({ dialect: new PostgresDialect({ pool }) });
+    await migrate(db, "postgres");
+    return {
+      db,
+      dialect: "postgres",
+      postgres: { config, channel: `social_harness_${schema}` },
+      close: () => db.destroy(),
+    };
+  }
+  if (options.database !== undefined) throw new Error(`unsupported database URL ${options.database}`);
+  const sqlite = new Database(options.sqliteFile);
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("synchronous = FULL");
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("foreign_keys = ON");
+  const db = new Kysely<RouterDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
+  await migrate(db, "sqlite");
+  return { db, dialect: "sqlite", close: () => db.destroy() };
+}

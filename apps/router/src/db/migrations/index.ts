@@ -1,0 +1,9 @@
+/** The router's numbered, frozen migrations, per dialect (only the binary column type differs). */
+import type { Migration } from "kysely/migration";
+import type { Dialect } from "../database.js";
+import { createRouterSchema } from "./0001_router.js";
+
+export function routerMigrations(dialect: Dialect): Record<string, Migration> {
+  const binary = dialect === "postgres" ? "bytea" : "blob";
+  return { "0001_router": createRouterSchema(binary) };
+}

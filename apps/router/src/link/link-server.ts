@@ -1,0 +1,290 @@
+/**
+ * The WebSocket endpoint daemons link to. It runs the challenge-response handshake (registering
+ * a new name to its first key, refusing a name bound to another key), then dispatches frames to
+ * the services and forwards committed records and co-signing requests to linked members.
+ */
+import { randomBytes } from "node:crypto";
+import type { Server as HttpServer } from "node:http";
+import {
+  checkPublicKey,
+  decodeBase64url,
+  decodeClientFrame,
+  encodeBase64url,
+  encodeFrame,
+  isAgentName,
+  LINK_PROTOCOL,
+  linkAuthMessage,
+  MAX_FRAME_BYTES,
+  membersOfConversation,
+  verifySignature,
+  type ClientFrame,
+  type RouterFrame,
+} from "@social-harness/protocol";
+import type { Logger } from "pino";
+import { WebSocketServer, type WebSocket } from "ws";
+import type { AppendContext, AppendOutcome } from "../conversations/append.service.js";
+import { appendPost } from "../conversations/append.service.js";
+import { membersOf } from "../conversations/conversations.store.js";
+import type { GenesisCoordinator } from "../conversations/genesis.service.js";
+import { findAgents, registerAgent } from "../registry/registry.store.js";
+import { decodeSignatures, LinkSession } from "./session.js";
+
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+const PING_INTERVAL_MS = 15_000;
+
+export interface LinkServerDeps extends AppendContext {
+  readonly genesis: GenesisCoordinator;
+  readonly log: Logger;
+}
+
+export class LinkServer {
+  private readonly wss: WebSocketServer;
+  private readonly sessions = new Map<string, LinkSession>();
+  private readonly groupMembers = new Map<string, readonly string[]>();
+  private readonly pingTimer: NodeJS.Timeout;
+
+  constructor(
+    server: HttpServer,
+    private readonly deps: LinkServerDeps,
+  ) {
+    this.wss = new WebSocketServer({ server, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
+    this.wss.on("connection", (socket) => this.accept(socket));
+    deps.bus.onRecord(({ conv, seq }) => {
+      void this.membersOf(conv).then(
+        (members) => {
+          for (const member of members) this.sessions.get(member)?.notify(conv, seq);
+        },
+        (error: unknown) => deps.log.error({ err: error, conv }, "could not fan out a record"),
+      );
+    });
+    deps.bus.onCosign((message) => {
+      if (message.kind !== "request") return;
+      const session = this.sessions.get(message.member);
+      const record = decodeBase64url(message.record);
+      if (session === undefined || record === undefined) return;
+      session.send({ t: "cosign-request", request: message.request, record });
+      deps.bus.publish({
+        type: "cosign",
+        body: { kind: "delivered", request: message.request, member: message.member },
+      });
+    });
+    deps.bus.onGap(() => {
+      for (const session of this.sessions.values()) {
+        session.refresh().catch((error: unknown) => deps.log.error({ err: error }, "refresh after a bus gap failed"));
+      }
+    });
+    this.pingTimer = setInterval(() => this.ping(), PING_INTERVAL_MS);
+    this.pingTimer.unref();
+  }
+
+  /** Pushes any record a linked daemon may have missed (used by the periodic sweep). */
+  async refreshAll(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.refresh()));
+  }
+
+  private async membersOf(conv: string): Promise<readonly string[]> {
+    if (conv.startsWith("direct:")) return membersOfConversation(conv) ?? [];
+    let members = this.groupMembers.get(conv);
+    if (members === undefined) {
+      members = await membersOf(this.deps.store.db, conv);
+      if (members.length > 0) this.groupMembers.set(conv, members);
+    }
+    return members;
+  }
+
+  private ping(): void {
+    for (const socket of this.wss.clients) {
+      const alive = socket as WebSocket & { alive?: boolean };
+      if (alive.alive === false) {
+        socket.terminate();
+        continue;
+      }
+      alive.alive = false;
+      socket.ping();
+    }
+  }
+
+  private accept(socket: WebSocket): void {
+    const alive = socket as WebSocket & { alive?: boolean };
+    alive.alive = true;
+    socket.on("pong", () => (alive.alive = true));
+    const nonce = randomBytes(32);
+    socket.send(
+      encodeFrame({ t: "challenge", protocol: LINK_PROTOCOL, nonce, routerKey: this.deps.routerKey.publicKey }),
+    );
+    const timer = setTimeout(() => socket.close(4000, "handshake timeout"), HANDSHAKE_TIMEOUT_MS);
+    let session: LinkSession | undefined;
+    let handshake: Promise<void> | undefined;
+    const refuse = (reason: Extract<RouterFrame, { t: "link-error" }>["reason"], detail: string) => {
+      socket.send(encodeFrame({ t: "link-error", reason, detail }));
+      socket.close(4001, reason);
+    };
+    socket.on("message", (data: Buffer, isBinary: boolean) => {
+      const decoded = isBinary
+        ? decodeClientFrame(new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
+        : undefined;
+      if (decoded === undefined || !decoded.ok) {
+        refuse("malformed", decoded?.reason ?? "frames are binary CBOR");
+        return;
+      }
+      const frame = decoded.frame;
+      if (session === undefined) {
+        if (frame.t !== "authenticate" || handshake !== undefined) {
+          refuse("not-authenticated", "authenticate first");
+          return;
+        }
+        handshake = this.authenticate(frame, nonce).then(
+          (result) => {
+            clearTimeout(timer);
+            if (!result.ok) return refuse(result.reason, result.detail);
+            if (socket.readyState !== socket.OPEN) return;
+            session = new LinkSession(frame.name, frame.publicKey, socket, this.deps.store, this.deps.log);
+            this.sessions.get(frame.name)?.close(4002, "replaced by a newer link");
+            this.sessions.set(frame.name, session);
+            session.send({ t: "authenticated", name: frame.name });
+            this.deps.log.info({ agent: frame.name }, "daemon linked");
+          },
+          (error: unknown) => {
+            this.deps.log.error({ err: error }, "authentication failed");
+            refuse("internal", "authentication failed");
+          },
+        );
+        return;
+      }
+      this.dispatch(session, frame).catch((error: unknown) => {
+        this.deps.log.error({ err: error, agent: session?.name, frame: frame.t }, "frame handling failed");
+        if ("id" in frame)
+          session?.send({ t: "refused", id: frame.id, reason: "internal", detail: "the router failed" });
+      });
+    });
+    socket.on("close", () => {
+      clearTimeout(timer);
+      if (session === undefined) return;
+      session.markClosed();
+      if (this.sessions.get(session.name) === session) this.sessions.delete(session.name);
+    });
+    socket.on("error", (error) => this.deps.log.warn({ err: error }, "link socket error"));
+  }
+
+  private async authenticate(
+    frame: Extract<ClientFrame, { t: "authenticate" }>,
+    nonce: Uint8Array,
+  ): Promise<
+    | { ok: true }
+    | {
+        ok: false;
+        reason: "version-mismatch" | "invalid-key" | "bad-signature" | "name-taken" | "malformed";
+        detail: string;
+      }
+  > {
+    if (frame.protocol !== LINK_PROTOCOL) {
+      return {
+        ok: false,
+        reason: "version-mismatch",
+        detail: `this router speaks link protocol ${LINK_PROTOCOL}, not ${frame.protocol}`,
+      };
+    }
+    if (!isAgentName(frame.name)) return { ok: false, reason: "malformed", detail: "malformed agent name" };
+    const key = checkPublicKey(frame.publicKey);
+    if (!key.ok) return { ok: false, reason: "invalid-key", detail: `the public key is ${key.reason}` };
+    if (!verifySignature(frame.publicKey, linkAuthMessage(nonce, frame.name), frame.signature)) {
+      return { ok: false, reason: "bad-signature", detail: "the challenge signature does not verify" };
+    }
+    const holder = await registerAgent(
+      this.deps.store.db,
+      { name: frame.name, publicKey: frame.publicKey },
+      this.deps.now(),
+    );
+    if (!Buffer.from(holder.publicKey).equals(Buffer.from(frame.publicKey))) {
+      return { ok: false, reason: "name-taken", detail: `${frame.name} is registered to another key` };
+    }
+    this.deps.knownAgents.add(frame.name);
+    return { ok: true };
+  }
+
+  private async dispatch(session: LinkSession, frame: ClientFrame): Promise<void> {
+    switch (frame.t) {
+      case "authenticate":
+        return session.send({ t: "link-error", reason: "malformed", detail: "already authenticated" });
+      case "sync":
+        return session.sync(frame.cursors);
+      case "ack":
+        return session.acknowledge();
+      case "resolve": {
+        const agents = await findAgents(this.deps.store.db, frame.names.filter(isAgentName));
+        session.send({
+          t: "resolved",
+          id: frame.id,
+          agents: frame.names.map((name) => {
+            if (!isAgentName(name)) return { name, error: "invalid-name" as const };
+            const agent = agents.get(name);
+            return agent === undefined
+              ? { name, error: "unknown-agent" as const }
+              : { name, publicKey: agent.publicKey };
+          }),
+        });
+        return;
+      }
+      case "propose":
+        return this.answer(session, frame.id, await appendPost(this.deps, session, frame.record, frame.signature));
+      case "open-group":
+        return this.answer(session, frame.id, await this.deps.genesis.open(session, frame.record, frame.signature));
+      case "cosign":
+        this.deps.bus.publish({
+          type: "cosign",
+          body: {
+            kind: "signature",
+            request: frame.request,
+            member: session.name,
+            signature: encodeBase64url(frame.signature),
+          },
+        });
+        return;
+      case "cosign-refused":
+        this.deps.bus.publish({
+          type: "cosign",
+          body: { kind: "refused", request: frame.request, member: session.name, reason: frame.reason },
+        });
+        return;
+    }
+  }
+
+  private answer(session: LinkSession, id: number, outcome: AppendOutcome): void {
+    switch (outcome.kind) {
+      case "certified": {
+        const { record } = outcome;
+        const stored = outcome.differs ? this.storedOf(record) : undefined;
+        session.send({
+          t: "certified",
+          id,
+          conv: record.conv,
+          seq: record.seq,
+          record: record.hash,
+          certificate: new Uint8Array(record.certificate),
+          ...(stored === undefined ? {} : { stored }),
+        });
+        return;
+      }
+      case "head-moved":
+        return session.send({ t: "head-moved", id, conv: outcome.conv, head: outcome.head });
+      case "refused":
+        return session.send({
+          t: "refused",
+          id,
+          reason: outcome.reason,
+          detail: outcome.detail,
+          ...(outcome.members === undefined ? {} : { members: outcome.members }),
+        });
+    }
+  }
+
+  private storedOf(record: { bytes: Uint8Array; signatures: Uint8Array }) {
+    return { record: new Uint8Array(record.bytes), signatures: decodeSignatures(record.signatures) };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.pingTimer);
+    for (const session of this.sessions.values()) session.close(1001, "router shutting down");
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+}

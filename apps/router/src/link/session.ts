@@ -1,0 +1,138 @@
+/**
+ * One authenticated daemon link. Pushes go through one queue per link so each conversation's
+ * records leave in sequence order, from the daemon's own cursor; at most WINDOW records wait for
+ * the daemon's acknowledgment (sent only after its commit), which bounds a large catch-up.
+ */
+import { decodeCanonical, encodeFrame, type RecordFrame, type RouterFrame } from "@social-harness/protocol";
+import type { Logger } from "pino";
+import type { WebSocket } from "ws";
+import { headsForMember, recordsAfter, type StoredRecord } from "../conversations/conversations.store.js";
+import type { RouterStore } from "../db/database.js";
+
+const WINDOW = 512;
+const PAGE = 256;
+
+/** Decodes the stored CBOR list of signatures. */
+export function decodeSignatures(bytes: Uint8Array): RecordFrame["signatures"] {
+  const decoded = decodeCanonical(bytes);
+  if (!decoded.ok) throw new Error(`stored signatures are corrupt: ${decoded.reason}`);
+  return decoded.value as RecordFrame["signatures"];
+}
+
+function toFrame(record: StoredRecord): RecordFrame {
+  return {
+    t: "record",
+    conv: record.conv,
+    seq: record.seq,
+    record: new Uint8Array(record.bytes),
+    signatures: decodeSignatures(record.signatures),
+    certificate: new Uint8Array(record.certificate),
+  };
+}
+
+export class LinkSession {
+  /** The highest seq sent per conversation; undefined until the daemon's first sync. */
+  private sent: Map<string, number> | undefined;
+  private readonly dirty = new Set<string>();
+  private unacked = 0;
+  private windowWaiters: (() => void)[] = [];
+  private flushing: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    readonly name: string,
+    readonly publicKey: Uint8Array,
+    private readonly socket: WebSocket,
+    private readonly store: RouterStore,
+    private readonly log: Logger,
+  ) {}
+
+  send(frame: RouterFrame): void {
+    if (this.closed) return;
+    this.socket.send(encodeFrame(frame));
+  }
+
+  close(code = 1000, reason = ""): void {
+    if (!this.closed) this.socket.close(code, reason);
+    this.markClosed();
+  }
+
+  markClosed(): void {
+    this.closed = true;
+    for (const wake of this.windowWaiters) wake();
+    this.windowWaiters = [];
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Starts pushing from the daemon's cursors: every conversation it is behind on is flushed. */
+  async sync(cursors: Readonly<Record<string, number>>): Promise<void> {
+    const heads = await headsForMember(this.store.db, this.name);
+    const sent = new Map<string, number>();
+    for (const { conv, seq } of heads) {
+      const cursor = cursors[conv] ?? 0;
+      sent.set(conv, cursor);
+      if (seq > cursor) this.dirty.add(conv);
+    }
+    this.sent = sent;
+    await this.flush();
+    this.send({ t: "synced" });
+  }
+
+  /** A record was committed in a conversation this daemon belongs to. */
+  notify(conv: string, seq: number): void {
+    if (this.sent === undefined) return;
+    if ((this.sent.get(conv) ?? 0) >= seq) return;
+    this.dirty.add(conv);
+    void this.flush().catch((error: unknown) => this.log.error({ err: error, agent: this.name }, "push failed"));
+  }
+
+  /** Re-checks every conversation against the database, for when a notification may be lost. */
+  async refresh(): Promise<void> {
+    if (this.sent === undefined) return;
+    for (const { conv, seq } of await headsForMember(this.store.db, this.name)) {
+      if ((this.sent.get(conv) ?? 0) < seq) this.dirty.add(conv);
+    }
+    await this.flush();
+  }
+
+  acknowledge(): void {
+    this.unacked = Math.max(0, this.unacked - 1);
+    const wake = this.windowWaiters.shift();
+    wake?.();
+  }
+
+  private flush(): Promise<void> {
+    if (this.flushing !== undefined) {
+      // A flush is running; it rereads `dirty` until empty, so chain one more pass after it.
+      return this.flushing.then(() => (this.dirty.size > 0 ? this.flush() : undefined));
+    }
+    this.flushing = this.drain().finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.dirty.size > 0 && !this.closed) {
+      const conv = this.dirty.values().next().value as string;
+      this.dirty.delete(conv);
+      for (;;) {
+        const after = this.sent?.get(conv) ?? 0;
+        const page = await recordsAfter(this.store.db, conv, after, PAGE);
+        for (const record of page) {
+          while (this.unacked >= WINDOW && !this.closed) {
+            await new Promise<void>((resolve) => this.windowWaiters.push(resolve));
+          }
+          if (this.closed) return;
+          this.send(toFrame(record));
+          this.unacked++;
+          this.sent?.set(conv, record.seq);
+        }
+        if (page.length < PAGE) break;
+      }
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The router's composition: storage, the signing key, the bus, the genesis coordinator and the
+ * link server on one HTTP server. `startRouter` is what the CLI and the tests call.
+ */
+import { mkdirSync } from "node:fs";
+import { createServer } from "node:http";
+import path from "node:path";
+import { signingKeyFromSeed } from "@social-harness/protocol";
+import type { Logger } from "pino";
+import { randomBytes } from "node:crypto";
+import { createLocalBus, createPostgresBus } from "./bus/bus.js";
+import type { AppendContext } from "./conversations/append.service.js";
+import { GenesisCoordinator } from "./conversations/genesis.service.js";
+import { openRouterStore } from "./db/database.js";
+import { LinkServer } from "./link/link-server.js";
+import { loadRouterSeed } from "./registry/registry.store.js";
+
+export interface RouterOptions {
+  readonly dataDir: string;
+  readonly host: string;
+  readonly port: number;
+  /** A postgres:// URL; SQLite in the data directory when absent. */
+  readonly database?: string;
+  readonly log: Logger;
+  readonly cosignTimeoutMs?: number;
+}
+
+export interface RunningRouter {
+  /** ws://host:port of the link endpoint. */
+  readonly url: string;
+  readonly publicKey: Uint8Array;
+  close(): Promise<void>;
+}
+
+const SWEEP_INTERVAL_MS = 10_000;
+
+export async function startRouter(options: RouterOptions): Promise<RunningRouter> {
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const store = await openRouterStore({
+    database: options.database,
+    sqliteFile: path.join(options.dataDir, "router.db"),
+  });
+  const bus =
+    store.postgres === undefined
+      ? createLocalBus()
+      : await createPostgresBus(store.postgres.config, store.postgres.channel, options.log);
+  const routerKey = signingKeyFromSeed(await loadRouterSeed(store.db, () => randomBytes(32), Date.now()));
+  const ctx: AppendContext = { store, bus, routerKey, now: () => Date.now(), knownAgents: new Set() };
+  const genesis = new GenesisCoordinator(ctx, {
+    deliveryTimeoutMs: store.postgres === undefined ? 0 : 2_000,
+    cosignTimeoutMs: options.cosignTimeoutMs ?? 10_000,
+  });
+  const http = createServer((_req, res) => {
+    res
+      .writeHead(426, { "content-type": "text/plain" })
+      .end("this is a Social Harness router: link with a WebSocket\n");
+  });
+  const links = new LinkServer(http, { ...ctx, genesis, log: options.log });
+  // Several routers share PostgreSQL: a periodic sweep catches any notification a bus lost.
+  const sweep =
+    store.postgres === undefined
+      ? undefined
+      : setInterval(() => {
+          links.refreshAll().catch((error: unknown) => options.log.error({ err: error }, "sweep failed"));
+        }, SWEEP_INTERVAL_MS);
+  sweep?.unref();
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port, options.host, () => resolve());
+  });
+  const address = http.address();
+  const port = typeof address === "object" && address !== null ? address.port : options.port;
+  const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+  return {
+    url: `ws://${host}:${port}`,
+    publicKey: routerKey.publicKey,
+    async close() {
+      if (sweep !== undefined) clearInterval(sweep);
+      await links.close();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await bus.close();
+      await store.close();
+    },
+  };
+}
