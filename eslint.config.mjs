@@ -44,6 +44,10 @@ export default defineConfig([
     },
   },
   {
+    files: ["**/migrations/**/*.ts"],
+    rules: { "@typescript-eslint/no-explicit-any": "off" },
+  },
+  {
     files: ["src/**/*.{ts,tsx}", "e2e/**/*.ts", "*.config.ts"],
     extends: [...nextVitals, ...nextTs, typeChecked],
     rules: {

@@ -23,7 +23,7 @@ describe.each(["sqlite", "postgres"] as const)("router on %s", (dialect) => {
   let router: RunningRouter;
   let dir: string;
   const schema = `router_test_${process.pid}_${Date.now()}`;
-  let links: RawLink[] = [];
+  const links: RawLink[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "sh-router-"));

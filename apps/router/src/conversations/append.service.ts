@@ -53,7 +53,8 @@ export function encodeSignatures(signatures: readonly Signer[]): Uint8Array {
 }
 
 function isUniqueViolation(error: unknown): boolean {
-  const text = String((error as { code?: unknown }).code ?? "") + String((error as Error).message ?? "");
+  const code = (error as { code?: unknown }).code;
+  const text = `${typeof code === "string" ? code : ""} ${error instanceof Error ? error.message : ""}`;
   return text.includes("23505") || text.includes("UNIQUE constraint failed") || text.includes("SQLITE_CONSTRAINT");
 }
 

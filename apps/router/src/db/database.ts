@@ -66,6 +66,12 @@ export interface RouterStore {
 
 const BIGINT_OID = 20;
 
+/** Timestamps are bigint columns; they fit a JS number, and the rest of the code expects one. */
+function parseBigintsAsNumbers(oid: number, format?: "text" | "binary"): (value: string) => unknown {
+  if (oid === BIGINT_OID) return (value: string) => Number(value);
+  return pg.types.getTypeParser(oid, format ?? "text") as (value: string) => unknown;
+}
+
 /** Parses `postgres://...?schema=name`: the schema is created if missing and used as search_path. */
 function postgresConfig(url: string): { config: pg.ClientConfig; schema: string } {
   const parsed = new URL(url);
@@ -77,10 +83,7 @@ function postgresConfig(url: string): { config: pg.ClientConfig; schema: string 
     config: {
       connectionString: parsed.toString(),
       options: `-c search_path=${schema}`,
-      types: {
-        getTypeParser: ((oid: number, format?: "text" | "binary") =>
-          oid === BIGINT_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
-      },
+      types: { getTypeParser: parseBigintsAsNumbers as typeof pg.types.getTypeParser },
     },
   };
 }
