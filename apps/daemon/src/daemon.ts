@@ -1,0 +1,168 @@
+/**
+ * The daemon's composition root: credentials, the database, the services, the router link, and
+ * one HTTP server for /mcp (hosts) and /trpc (the owner). `startDaemon` is what the command line
+ * and the tests call; it returns once the HTTP server listens.
+ */
+import { mkdirSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import path from "node:path";
+import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import type { Logger } from "pino";
+import { openDaemonStore } from "./db/database.js";
+import { History } from "./history/history.service.js";
+import { loadCredentials, principalOf, type Credentials } from "./identity/identity.js";
+import { Inbox } from "./inbox/inbox.service.js";
+import { inboxTools } from "./inbox/inbox.tools.js";
+import { createMcpEndpoint } from "./mcp/mcp-endpoint.js";
+import { appRouter } from "./owner/app-router.js";
+import type { OwnerServices } from "./owner/services.js";
+import { cosignGenesis } from "./posts/cosign.js";
+import { Posts } from "./posts/posts.service.js";
+import { sendMessageTool } from "./posts/posts.tools.js";
+import { SemanticSend } from "./posts/semantic-send.js";
+import { RouterLink } from "./router-link/router-link.js";
+import { Trust, type TrustPolicy } from "./trust/trust.service.js";
+
+export interface DaemonConfig {
+  readonly name: string;
+  readonly routerUrl: string;
+  readonly dataDir: string;
+  readonly host: string;
+  readonly port: number;
+  readonly trust: TrustPolicy;
+  readonly log: Logger;
+  /** How long a router request may take before the link counts it lost. */
+  readonly routerTimeoutMs?: number;
+}
+
+export interface RunningDaemon {
+  readonly name: string;
+  readonly mcpUrl: string;
+  readonly trpcUrl: string;
+  readonly dataDir: string;
+  readonly credentials: Credentials;
+  close(): Promise<void>;
+}
+
+const INSTRUCTIONS =
+  "Social Harness: your messaging daemon. send_message sends to agent:<name> or group:<names>; read_inbox lists what " +
+  "arrived; acknowledge_delivery marks an item handled. Items stay pending until acknowledged.";
+
+export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> {
+  const { log } = config;
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const credentials = loadCredentials(config.dataDir);
+  const store = await openDaemonStore(path.join(config.dataDir, "daemon.db"));
+
+  const inbox = new Inbox(store);
+  const trust = new Trust(store, inbox, config.trust);
+  // The link and the history need each other: keys resolve through the link, records arrive on it.
+  let link: RouterLink | undefined;
+  const history = new History({
+    store,
+    self: config.name,
+    inbox,
+    trust,
+    log,
+    resolveKeys: async (names) => {
+      const agents = await link!.resolve(names);
+      return new Map(agents.map((a) => [a.name, "publicKey" in a ? a.publicKey : undefined]));
+    },
+  });
+  link = new RouterLink({
+    url: config.routerUrl,
+    name: config.name,
+    key: credentials.key,
+    log,
+    requestTimeoutMs: config.routerTimeoutMs ?? 15_000,
+    handlers: {
+      checkRouterKey: (key) => history.checkRouterKey(key),
+      onReady: () => {
+        void history.cursors().then(
+          (cursors) => link?.send({ t: "sync", cursors }),
+          (error: unknown) => log.error({ err: error }, "could not read cursors"),
+        );
+      },
+      onRecord: async (frame) => {
+        const outcome = await history.receive(frame);
+        if (outcome === "stored" || outcome === "duplicate") link?.send({ t: "ack", conv: frame.conv, seq: frame.seq });
+        if (outcome === "gap") {
+          const cursors = await history.cursors();
+          link?.send({ t: "sync", cursors: { [frame.conv]: cursors[frame.conv] ?? 0 } });
+        }
+      },
+      onSynced: () =>
+        void posts.resume().catch((error: unknown) => log.error({ err: error }, "resuming bound posts failed")),
+      onCosignRequest: (request, record) => {
+        const answer = cosignGenesis(config.name, credentials.key, record);
+        link?.send(
+          answer.ok
+            ? { t: "cosign", request, signature: answer.signature }
+            : { t: "cosign-refused", request, reason: answer.reason },
+        );
+        return Promise.resolve();
+      },
+    },
+  });
+  const posts = new Posts({ store, self: config.name, key: credentials.key, link, history, log });
+  const semanticSend = new SemanticSend(posts);
+
+  const mcp = createMcpEndpoint({
+    credentials,
+    tools: [sendMessageTool(semanticSend), ...inboxTools(inbox)],
+    instructions: INSTRUCTIONS,
+    log,
+  });
+  const services: OwnerServices = { name: config.name, store, inbox, trust, history, linkState: () => link.state };
+  const trpc = createHTTPHandler({
+    router: appRouter,
+    basePath: "/trpc/",
+    createContext: ({ req }) => ({ principal: principalOf(credentials, req.headers.authorization), services }),
+    onError: ({ error, path: procedure }) => {
+      if (error.code === "INTERNAL_SERVER_ERROR") log.error({ err: error, procedure }, "owner API failed");
+    },
+  });
+
+  const http = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? "/";
+    if (url === "/mcp" || url.startsWith("/mcp?")) {
+      mcp.handle(req, res).catch((error: unknown) => {
+        log.error({ err: error }, "mcp request failed");
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+      return;
+    }
+    if (url.startsWith("/trpc/")) return trpc(req, res);
+    if (url === "/healthz") {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, link: link.state }));
+      return;
+    }
+    res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(config.port, config.host, () => resolve());
+  });
+  link.start();
+
+  const address = http.address();
+  const port = typeof address === "object" && address !== null ? address.port : config.port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const base = `http://${host}:${port}`;
+  return {
+    name: config.name,
+    mcpUrl: `${base}/mcp`,
+    trpcUrl: `${base}/trpc`,
+    dataDir: config.dataDir,
+    credentials,
+    async close() {
+      await mcp.close();
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+      await link.close();
+      await store.close();
+    },
+  };
+}

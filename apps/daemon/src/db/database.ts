@@ -1,0 +1,129 @@
+/**
+ * The daemon's SQLite database: WAL with synchronous=FULL on every connection, so a commit the
+ * daemon promises durable (a bound intent, a stored record, an inbox item) survives power loss.
+ * Kysely serves the control plane; hot paths may prepare statements on the same connection.
+ */
+import Database from "better-sqlite3";
+import { Kysely, SqliteDialect, type Generated, type Transaction } from "kysely";
+import { Migrator } from "kysely/migration";
+import { daemonMigrations } from "./migrations/index.js";
+
+export interface PinnedKeysTable {
+  name: string;
+  public_key: Uint8Array;
+  pinned_at: number;
+}
+
+export interface RouterIdentityTable {
+  id: number;
+  public_key: Uint8Array;
+  pinned_at: number;
+}
+
+export interface ConversationsTable {
+  conv: string;
+  /** JSON list of the certified members, sorted. */
+  members: string;
+  /** Every record up to this seq is stored. */
+  contiguous_seq: number;
+  created_at: number;
+}
+
+export interface RecordsTable {
+  id: Generated<number>;
+  conv: string;
+  seq: number;
+  hash: string;
+  kind: string;
+  author: string;
+  post_id: string;
+  at: number;
+  bytes: Uint8Array;
+  signatures: Uint8Array;
+  certificate: Uint8Array;
+  /** What classification did: "own", "delivered", "held", "consumed". */
+  disposition: string;
+  stored_at: number;
+}
+
+export interface IntentsTable {
+  post_id: string;
+  conv: string;
+  content: Uint8Array;
+  /** "bound" until certified ("certified") or refused by the router ("refused"). */
+  state: string;
+  record_hash: string | null;
+  detail: string | null;
+  created_at: number;
+  settled_at: number | null;
+}
+
+export interface InboxTable {
+  id: Generated<number>;
+  token: string;
+  kind: string;
+  item: string;
+  guidance: string | null;
+  size: number;
+  conv: string | null;
+  record_hash: string | null;
+  /** "pending", then "acknowledged" or "retired" (tombstones keep token and payload). */
+  state: string;
+  created_at: number;
+  settled_at: number | null;
+  settled_by: string | null;
+}
+
+export interface HoldsTable {
+  id: Generated<number>;
+  record_hash: string;
+  sender: string;
+  conv: string;
+  item: string;
+  reason: string;
+  created_at: number;
+  released_at: number | null;
+  released_token: string | null;
+}
+
+export interface TrustedAgentsTable {
+  name: string;
+  added_at: number;
+}
+
+export interface DaemonDatabase {
+  pinned_keys: PinnedKeysTable;
+  router_identity: RouterIdentityTable;
+  conversations: ConversationsTable;
+  records: RecordsTable;
+  intents: IntentsTable;
+  inbox: InboxTable;
+  holds: HoldsTable;
+  trusted_agents: TrustedAgentsTable;
+}
+
+export type Db = Kysely<DaemonDatabase>;
+export type Trx = Transaction<DaemonDatabase>;
+export type DbOrTrx = Db | Trx;
+
+export interface DaemonStore {
+  readonly db: Db;
+  readonly sqlite: Database.Database;
+  close(): Promise<void>;
+}
+
+/** Opens and migrates the daemon database; startup fails on a migration error. */
+export async function openDaemonStore(file: string): Promise<DaemonStore> {
+  const sqlite = new Database(file);
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("synchronous = FULL");
+  sqlite.pragma("busy_timeout = 5000");
+  const db = new Kysely<DaemonDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(daemonMigrations) } });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    await db.destroy();
+    throw new Error("daemon database migration failed", { cause: error });
+  }
+  return { db, sqlite, close: () => db.destroy() };
+}

@@ -1,0 +1,58 @@
+/**
+ * The daemon's credentials (SPEC §12), generated on first start into the data directory with
+ * mode 0600: `identity.key` (the ed25519 seed), `runtime.token` (hosts: MCP tools and events)
+ * and `owner.token` (the owner API and owner diagnostics). Existing files are never rewritten.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { decodeBase64url, encodeBase64url, signingKeyFromSeed, type SigningKey } from "@social-harness/protocol";
+
+export interface Credentials {
+  readonly key: SigningKey;
+  readonly runtimeToken: string;
+  readonly ownerToken: string;
+}
+
+export type Principal = "runtime" | "owner";
+
+function readOrCreate(file: string, create: () => string): string {
+  if (!existsSync(file)) {
+    // `wx` fails if another process created the file first; then we read theirs.
+    try {
+      writeFileSync(file, `${create()}\n`, { mode: 0o600, flag: "wx" });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+  chmodSync(file, 0o600);
+  return readFileSync(file, "utf8").trim();
+}
+
+export function loadCredentials(dataDir: string): Credentials {
+  const seedText = readOrCreate(path.join(dataDir, "identity.key"), () => encodeBase64url(randomBytes(32)));
+  const seed = decodeBase64url(seedText);
+  if (seed?.length !== 32) throw new Error(`${path.join(dataDir, "identity.key")} is not a 32-byte base64url seed`);
+  const token = () => `sh_${encodeBase64url(randomBytes(32))}`;
+  return {
+    key: signingKeyFromSeed(seed),
+    runtimeToken: readOrCreate(path.join(dataDir, "runtime.token"), token),
+    ownerToken: readOrCreate(path.join(dataDir, "owner.token"), token),
+  };
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** The principal a bearer token names, compared in constant time; undefined for any other. */
+export function principalOf(credentials: Credentials, authorization: string | undefined): Principal | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
+  if (match === null) return undefined;
+  const token = match[1]!;
+  if (sameSecret(token, credentials.runtimeToken)) return "runtime";
+  if (sameSecret(token, credentials.ownerToken)) return "owner";
+  return undefined;
+}

@@ -1,0 +1,165 @@
+/**
+ * The durable inbox (seed 000 "MCP Events and inbox", "Delivery handoff"). Each admitted item is
+ * bound in the same transaction to a fresh DeliveryToken and an immutable payload; a token is
+ * never rebound; acknowledgment leaves a tombstone that read_event can still read. Pages hold at
+ * most 50 items and 2 MiB of stored content, and a continuation keeps the first page's upper
+ * insertion bound so that later arrivals belong to the next read. Reading never acknowledges.
+ */
+import {
+  decodeBase64url,
+  deliveryTokenOf,
+  encodeBase64url,
+  mintId,
+  type InboundItem,
+  type LocalGuidance,
+} from "@social-harness/protocol";
+import type { DaemonStore, DbOrTrx } from "../db/database.js";
+import {
+  countPending,
+  findInboxRow,
+  insertInboxRow,
+  maxInboxId,
+  pendingRows,
+  settleInboxRow,
+  type InboxRow,
+} from "./inbox.store.js";
+
+export const PAGE_ITEMS = 50;
+export const PAGE_BYTES = 2 * 1024 * 1024;
+
+export interface InboxEntry {
+  readonly deliveryToken: string;
+  readonly item: InboundItem;
+  readonly guidance?: LocalGuidance;
+}
+
+export interface InboxPage {
+  readonly items: InboxEntry[];
+  readonly nextCursor?: string;
+}
+
+export type InboxErrorReason = "unknown-delivery" | "unknown-event" | "invalid-cursor";
+
+export class InboxError extends Error {
+  override readonly name = "InboxError";
+  constructor(
+    readonly reason: InboxErrorReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface AdmitInput {
+  readonly item: InboundItem;
+  readonly guidance?: LocalGuidance;
+  readonly conv?: string;
+  readonly recordHash?: string;
+}
+
+function encodeCursor(after: number, upper: number): string {
+  return encodeBase64url(Buffer.from(`inbox:${after}:${upper}`));
+}
+
+function decodeCursor(cursor: string): { after: number; upper: number } {
+  const bytes = decodeBase64url(cursor);
+  const match = bytes === undefined ? null : /^inbox:(\d{1,15}):(\d{1,15})$/.exec(Buffer.from(bytes).toString("utf8"));
+  if (match === null) throw new InboxError("invalid-cursor", "the cursor was not issued by this inbox");
+  return { after: Number(match[1]), upper: Number(match[2]) };
+}
+
+export function entryOf(row: InboxRow): InboxEntry {
+  const item = JSON.parse(row.item) as InboundItem;
+  return row.guidance === null
+    ? { deliveryToken: row.token, item }
+    : { deliveryToken: row.token, item, guidance: JSON.parse(row.guidance) as LocalGuidance };
+}
+
+export class Inbox {
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly store: DaemonStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Binds an item to a fresh token inside the caller's transaction. Call `changed()` after the
+   * transaction commits so watchers see the new pending count.
+   */
+  async admit(trx: DbOrTrx, input: AdmitInput): Promise<string> {
+    const token = mintId("delivery");
+    await insertInboxRow(trx, {
+      token,
+      kind: input.item.kind,
+      item: JSON.stringify(input.item),
+      guidance: input.guidance === undefined ? null : JSON.stringify(input.guidance),
+      conv: input.conv ?? null,
+      recordHash: input.recordHash ?? null,
+      createdAt: this.now(),
+    });
+    return token;
+  }
+
+  /** Admits an item in its own transaction and notifies watchers. */
+  async admitNow(input: AdmitInput): Promise<string> {
+    const token = await this.store.db.transaction().execute((trx) => this.admit(trx, input));
+    this.changed();
+    return token;
+  }
+
+  changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Subscribes to changes of the pending set; returns the unsubscribe function. */
+  watch(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async readPage(cursor?: string): Promise<InboxPage> {
+    const { after, upper } =
+      cursor === undefined ? { after: 0, upper: await maxInboxId(this.store.db) } : decodeCursor(cursor);
+    const rows = await pendingRows(this.store.db, after, upper, PAGE_ITEMS + 1);
+    const items: InboxEntry[] = [];
+    let bytes = 0;
+    let last = after;
+    for (const row of rows.slice(0, PAGE_ITEMS)) {
+      // A single item larger than the byte budget still comes, alone.
+      if (items.length > 0 && bytes + row.size > PAGE_BYTES) break;
+      items.push(entryOf(row));
+      bytes += row.size;
+      last = row.id;
+    }
+    const more = rows.some((row) => row.id > last);
+    return more ? { items, nextCursor: encodeCursor(last, upper) } : { items };
+  }
+
+  /** Acknowledges a delivery; idempotent for a settled token; unknown tokens fail. */
+  async acknowledge(token: string, by: string): Promise<void> {
+    const settled = await this.store.db.transaction().execute(async (trx) => {
+      const row = await findInboxRow(trx, token);
+      if (row === undefined) throw new InboxError("unknown-delivery", "no delivery has this token");
+      return settleInboxRow(trx, token, "acknowledged", by, this.now());
+    });
+    if (settled) this.changed();
+  }
+
+  /** The retained item an event id names, whatever its delivery state. Never acknowledges. */
+  async readEvent(eventId: string): Promise<{ item: InboundItem; guidance?: LocalGuidance }> {
+    const token = deliveryTokenOf(eventId);
+    const row = token === undefined ? undefined : await findInboxRow(this.store.db, token);
+    if (row === undefined) throw new InboxError("unknown-event", "no event has this id");
+    const { item, guidance } = entryOf(row);
+    return guidance === undefined ? { item } : { item, guidance };
+  }
+
+  async find(token: string): Promise<InboxRow | undefined> {
+    return findInboxRow(this.store.db, token);
+  }
+
+  pendingCount(): Promise<number> {
+    return countPending(this.store.db);
+  }
+}

@@ -1,0 +1,3 @@
+/** @social-harness/daemon: the daemon, for the command line and for tests. */
+export { startDaemon, type DaemonConfig, type RunningDaemon } from "./daemon.js";
+export type { AppRouter } from "./owner/app-router.js";

@@ -1,0 +1,60 @@
+/**
+ * `social-harness daemon --name <agent> --router ws://... --data <dir> [--listen 127.0.0.1:0]
+ * [--trust open|allowlist]`: starts a daemon, prints one ready line of JSON to stdout, logs to
+ * stderr, and shuts down cleanly on SIGTERM or SIGINT. The only place that reads the daemon's
+ * command line and environment.
+ */
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { isAgentName } from "@social-harness/protocol";
+import { parseListen } from "@social-harness/router";
+import { pino } from "pino";
+import { startDaemon } from "./daemon.js";
+
+export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      name: { type: "string" },
+      router: { type: "string" },
+      data: { type: "string" },
+      listen: { type: "string", default: "127.0.0.1:0" },
+      trust: { type: "string", default: "open" },
+      "router-timeout-ms": { type: "string" },
+    },
+    strict: true,
+  });
+  if (values.name === undefined || !isAgentName(values.name))
+    throw new Error("--name <agent> is required: 3-32 of a-z 0-9 _ -");
+  if (values.router === undefined) throw new Error("--router ws://host:port is required");
+  if (values.data === undefined) throw new Error("--data <dir> is required");
+  if (values.trust !== "open" && values.trust !== "allowlist") throw new Error("--trust is open or allowlist");
+  const log = pino({ name: values.name, level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
+  const { host, port } = parseListen(values.listen);
+  const timeout = values["router-timeout-ms"] === undefined ? undefined : Number(values["router-timeout-ms"]);
+  const daemon = await startDaemon({
+    name: values.name,
+    routerUrl: values.router,
+    dataDir: path.resolve(values.data),
+    host,
+    port,
+    trust: values.trust,
+    log,
+    routerTimeoutMs: timeout,
+  });
+  process.stdout.write(
+    `${JSON.stringify({ ready: true, name: daemon.name, mcp: daemon.mcpUrl, trpc: daemon.trpcUrl, data: daemon.dataDir })}\n`,
+  );
+  log.info({ mcp: daemon.mcpUrl }, "daemon ready");
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info({ signal }, "daemon stopping");
+      daemon.close().then(resolve, (error: unknown) => {
+        log.error({ err: error }, "daemon did not close cleanly");
+        resolve();
+      });
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
+}

@@ -1,0 +1,156 @@
+/**
+ * The MCP endpoint at /mcp (SPEC §9, seed 000): the official SDK v2 serves protocol 2026-07-28 and
+ * the legacy initialize era on one URL. Bearer tokens name the principal (401 otherwise). Tools
+ * are dispatched by our own `tools/call` handler so that argument mistakes are InvalidParams
+ * (-32602) and refusals keep their JSON-RPC code and data (research/mcp-sdk-v2.md §4).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { toNodeHandler } from "@modelcontextprotocol/node";
+import {
+  createMcpHandler,
+  ProtocolError,
+  Server,
+  type AuthInfo,
+  type CallToolResult,
+  type ServerCapabilities,
+} from "@modelcontextprotocol/server";
+import type { Logger } from "pino";
+import * as z from "zod";
+import { principalOf, type Credentials, type Principal } from "../identity/identity.js";
+import { refusalOf } from "./refusals.js";
+import { INVALID_PARAMS, type ToolDefinition } from "./tool.js";
+
+export const SERVER_INFO = { name: "social-harness-daemon", version: "0.1.0" } as const;
+
+/** Something that adds methods to each per-request server (the events extension). */
+export type ServerExtension = (server: Server, principal: Principal) => void;
+
+export interface McpEndpointDeps {
+  readonly credentials: Credentials;
+  readonly tools: readonly ToolDefinition[];
+  readonly extensions?: readonly ServerExtension[];
+  readonly instructions: string;
+  readonly log: Logger;
+}
+
+interface PreparedTool {
+  readonly tool: ToolDefinition;
+  readonly inputJsonSchema: Record<string, unknown>;
+  readonly outputJsonSchema: Record<string, unknown>;
+}
+
+function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  return rest;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "arguments"}: ${i.message}`).join("; ");
+}
+
+export interface McpEndpoint {
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
+  const prepared = new Map<string, PreparedTool>(
+    deps.tools.map((tool) => [
+      tool.name,
+      {
+        tool,
+        inputJsonSchema: jsonSchemaOf(tool.input, "input"),
+        outputJsonSchema: jsonSchemaOf(tool.output, "output"),
+      },
+    ]),
+  );
+
+  const capabilities = {
+    tools: {},
+    events: {},
+    extensions: { "io.modelcontextprotocol/events": {} },
+  } as ServerCapabilities;
+
+  const build = (principal: Principal): Server => {
+    const server = new Server(SERVER_INFO, { capabilities, instructions: deps.instructions });
+    const visible = [...prepared.values()].filter((p) => p.tool.principals.includes(principal));
+
+    server.setRequestHandler("tools/list", () => ({
+      tools: visible.map((p) => ({
+        name: p.tool.name,
+        title: p.tool.title,
+        description: p.tool.description,
+        inputSchema: p.inputJsonSchema as never,
+        outputSchema: p.outputJsonSchema as never,
+      })),
+    }));
+
+    server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
+      const { name } = request.params;
+      const entry = prepared.get(name);
+      if (entry === undefined || !entry.tool.principals.includes(principal)) {
+        throw new ProtocolError(INVALID_PARAMS, `Tool ${name} not found`);
+      }
+      const args = entry.tool.input.safeParse(request.params.arguments ?? {});
+      if (!args.success) {
+        throw new ProtocolError(INVALID_PARAMS, `Invalid arguments for tool ${name}: ${describeIssues(args.error)}`);
+      }
+      let result: unknown;
+      try {
+        result = await entry.tool.run(args.data, {
+          principal,
+          meta: ctx.mcpReq._meta as Record<string, unknown> | undefined,
+          signal: ctx.mcpReq.signal,
+        });
+      } catch (error) {
+        const refusal = refusalOf(error);
+        if (refusal !== undefined) throw new ProtocolError(refusal.code, refusal.message, refusal.data);
+        deps.log.error({ err: error, tool: name }, "tool failed");
+        throw new ProtocolError(-32603, "Internal error", {
+          cause: error instanceof Error ? error.message : String(error),
+        });
+      }
+      const checked = entry.tool.output.safeParse(result);
+      if (!checked.success) {
+        deps.log.error({ tool: name, issues: describeIssues(checked.error) }, "tool result failed its output schema");
+        const refusal = entry.tool.onInvalidResult?.(describeIssues(checked.error));
+        if (refusal !== undefined) throw new ProtocolError(refusal.code, refusal.message, refusal.data);
+        throw new ProtocolError(-32603, "Internal error: the result failed the tool's output schema");
+      }
+      const structured = checked.data as Record<string, unknown>;
+      return server.projectCallToolResult(
+        { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured },
+        entry.outputJsonSchema,
+      );
+    });
+
+    for (const extend of deps.extensions ?? []) extend(server, principal);
+    return server;
+  };
+
+  const handler = createMcpHandler(
+    ({ authInfo }) => build((authInfo?.extra?.principal as Principal | undefined) ?? "runtime"),
+    { legacy: "stateless", onerror: (error) => deps.log.debug({ err: error }, "mcp request rejected") },
+  );
+  const node = toNodeHandler(handler, {
+    onerror: (error: Error) => deps.log.warn({ err: error }, "mcp transport error"),
+  });
+
+  return {
+    async handle(req, res) {
+      const principal = principalOf(deps.credentials, req.headers.authorization);
+      if (principal === undefined) {
+        res.writeHead(401, {
+          "content-type": "application/json",
+          "www-authenticate": 'Bearer error="invalid_token", error_description="a runtime or owner token is required"',
+        });
+        res.end(JSON.stringify({ error: "invalid_token", error_description: "a runtime or owner token is required" }));
+        return;
+      }
+      const auth: AuthInfo = { token: "", clientId: principal, scopes: [], extra: { principal } };
+      (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
+      await node(req, res);
+    },
+    close: () => handler.close(),
+  };
+}

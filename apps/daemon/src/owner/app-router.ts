@@ -1,0 +1,15 @@
+/** The owner API's root router. The console imports `type AppRouter` from here, and only that. */
+import { inboxRouter } from "../inbox/inbox.router.js";
+import { ownerProcedure, router } from "./trpc.js";
+
+export const appRouter = router({
+  status: ownerProcedure.query(async ({ ctx }) => ({
+    name: ctx.services.name,
+    link: ctx.services.linkState(),
+    pendingCount: await ctx.services.inbox.pendingCount(),
+    trustPolicy: ctx.services.trust.policy,
+  })),
+  inbox: inboxRouter,
+});
+
+export type AppRouter = typeof appRouter;

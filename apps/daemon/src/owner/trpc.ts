@@ -1,0 +1,22 @@
+/**
+ * tRPC for the owner API (SPEC §11): every procedure requires the owner token. The context holds
+ * the daemon's services; procedures stay thin and call one service function each.
+ */
+import { initTRPC, TRPCError } from "@trpc/server";
+import type { Principal } from "../identity/identity.js";
+import type { OwnerServices } from "./services.js";
+
+export interface OwnerContext {
+  readonly principal: Principal | undefined;
+  readonly services: OwnerServices;
+}
+
+const t = initTRPC.context<OwnerContext>().create({ isDev: false });
+
+export const router = t.router;
+
+/** A procedure only the owner may call. */
+export const ownerProcedure = t.procedure.use(({ ctx, next }) => {
+  if (ctx.principal !== "owner") throw new TRPCError({ code: "UNAUTHORIZED", message: "the owner token is required" });
+  return next({ ctx: { services: ctx.services } });
+});

@@ -1,0 +1,76 @@
+/**
+ * Semantic send (seed 001): one invocation of `send_message` reads its text with the message text
+ * grammar and performs exactly one operation: a multicast, a gather, an all_gather or an answer.
+ * Every invocation mints fresh PostIds, so identical calls make distinct posts.
+ */
+import {
+  AMBIGUOUS_SEND_REASONS,
+  readMessageText,
+  type CheckedGuidance,
+  type CollectiveOperation,
+  type CollectiveResponse,
+  type Content,
+} from "@social-harness/protocol";
+import { CollectiveError } from "../collectives/collective-error.js";
+import type { Posts } from "./posts.service.js";
+import { SendError } from "./send-error.js";
+
+export type FailureDelivery = "result" | "inbound";
+
+export interface SendResult {
+  readonly operationId?: string;
+  readonly guidance?: CheckedGuidance;
+}
+
+/** The collective engine's side of a send; provided by collectives/. */
+export interface CollectiveSender {
+  request(
+    to: string,
+    question: string,
+    operation: Extract<CollectiveOperation, { deadline: number }>,
+    failureDelivery: FailureDelivery,
+  ): Promise<SendResult>;
+  answer(to: string, response: CollectiveResponse, failureDelivery: FailureDelivery): Promise<SendResult>;
+}
+
+export function multicastContent(text: string): Content {
+  return [
+    { type: "text", text },
+    { type: "collective", op: "multicast" },
+  ];
+}
+
+export class SemanticSend {
+  collectives: CollectiveSender | undefined;
+
+  constructor(private readonly posts: Posts) {}
+
+  /** Reads `text` and performs the operation it names. */
+  async sendText(to: string, text: string, failureDelivery: FailureDelivery): Promise<SendResult> {
+    const read = readMessageText(to, text);
+    if (!read.ok) throw new SendError("content-invalid", read.message);
+    const input = read.input;
+    if ("collectiveResponse" in input)
+      return this.requireCollectives().answer(input.to, input.collectiveResponse, failureDelivery);
+    const operation = input.collective;
+    if (operation !== undefined && "deadline" in operation) {
+      return this.requireCollectives().request(input.to, input.text, operation, failureDelivery);
+    }
+    if (input.text.length === 0) throw new SendError("content-invalid", "the message text is empty");
+    await this.posts.send(input.to, multicastContent(input.text));
+    return {};
+  }
+
+  private requireCollectives(): CollectiveSender {
+    if (this.collectives === undefined)
+      throw new SendError("content-invalid", "this daemon runs without the collective engine");
+    return this.collectives;
+  }
+}
+
+/** True for failures that never reach the inbox, even with failureDelivery "inbound". */
+export function isAmbiguousFailure(error: unknown): boolean {
+  return error instanceof SendError && AMBIGUOUS_SEND_REASONS.includes(error.reason);
+}
+
+export { CollectiveError };

@@ -1,0 +1,298 @@
+/**
+ * The daemon's link to its router: one WebSocket, reconnected with backoff. It pins the router's
+ * key on first contact, answers the challenge with the agent's identity, correlates requests
+ * with answers, and hands pushed records and co-signing requests to the daemon one at a time.
+ */
+import {
+  decodeRouterFrame,
+  encodeFrame,
+  LINK_PROTOCOL,
+  linkAuthMessage,
+  MAX_FRAME_BYTES,
+  type ClientFrame,
+  type RecordFrame,
+  type ResolvedAgent,
+  type RouterFrame,
+  type SigningKey,
+} from "@social-harness/protocol";
+import type { Logger } from "pino";
+import WebSocket from "ws";
+
+/** Why the link cannot carry a request right now. */
+export type LinkState = "connecting" | "ready" | "offline" | "not-registered" | "version-mismatch" | "router-untrusted";
+
+export class LinkUnavailable extends Error {
+  override readonly name = "LinkUnavailable";
+  constructor(readonly state: Exclude<LinkState, "ready">) {
+    super(`the router link is ${state}`);
+  }
+}
+
+/** The request reached the router, or may have; its answer was lost or came too late. */
+export class LinkLost extends Error {
+  override readonly name = "LinkLost";
+}
+
+export type ProposalAnswer = Extract<RouterFrame, { t: "certified" | "head-moved" | "refused" }>;
+
+export interface RouterLinkHandlers {
+  /** The link authenticated; the daemon answers with its cursors. */
+  onReady(): void;
+  onRecord(frame: RecordFrame): Promise<void>;
+  onCosignRequest(request: string, record: Uint8Array): Promise<void>;
+  onSynced(): void;
+  /** First contact pins the router key; a different key later is refused. */
+  checkRouterKey(key: Uint8Array): Promise<boolean>;
+}
+
+export interface RouterLinkOptions {
+  readonly url: string;
+  readonly name: string;
+  readonly key: SigningKey;
+  readonly log: Logger;
+  readonly handlers: RouterLinkHandlers;
+  readonly requestTimeoutMs: number;
+}
+
+interface Pending {
+  resolve(frame: RouterFrame): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+const MAX_BACKOFF_MS = 5_000;
+const CONNECT_GRACE_MS = 3_000;
+const PING_INTERVAL_MS = 10_000;
+
+export class RouterLink {
+  private socket: WebSocket | undefined;
+  private linkState: LinkState = "connecting";
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private inbound: Promise<void> = Promise.resolve();
+  private backoff = 200;
+  private stopped = false;
+  private readyWaiters: (() => void)[] = [];
+  private reconnectTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: RouterLinkOptions) {}
+
+  get state(): LinkState {
+    return this.linkState;
+  }
+
+  start(): void {
+    this.connect();
+  }
+
+  /** Resolves once the link is ready, or throws LinkUnavailable; waits briefly while connecting. */
+  async ready(): Promise<void> {
+    if (this.linkState === "connecting") {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, CONNECT_GRACE_MS);
+        this.readyWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    const state = this.linkState;
+    if (state !== "ready") throw new LinkUnavailable(state);
+  }
+
+  private setState(state: LinkState): void {
+    this.linkState = state;
+    if (state !== "connecting") {
+      for (const wake of this.readyWaiters.splice(0)) wake();
+    }
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    const socket = new WebSocket(this.options.url, { perMessageDeflate: false, maxPayload: MAX_FRAME_BYTES });
+    this.socket = socket;
+    socket.on("message", (data: Buffer, isBinary: boolean) => {
+      if (!isBinary) return this.options.log.warn("ignored a text frame from the router");
+      const read = decodeRouterFrame(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+      if (!read.ok) {
+        this.options.log.warn({ reason: read.reason }, "refused a malformed frame from the router");
+        return;
+      }
+      this.handle(socket, read.frame);
+    });
+    // A router that stops answering pings (crashed host, stopped process) is a lost link.
+    let alive = true;
+    socket.on("pong", () => (alive = true));
+    const heartbeat = setInterval(() => {
+      if (!alive) return socket.terminate();
+      alive = false;
+      if (socket.readyState === WebSocket.OPEN) socket.ping();
+    }, PING_INTERVAL_MS);
+    heartbeat.unref();
+    socket.on("close", () => {
+      clearInterval(heartbeat);
+      this.closed(socket);
+    });
+    socket.on("error", (error) => {
+      this.options.log.debug({ err: error }, "router link error");
+      if (this.linkState === "connecting") this.setState("offline");
+    });
+  }
+
+  private closed(socket: WebSocket): void {
+    if (this.socket !== socket) return;
+    this.socket = undefined;
+    for (const [id, pending] of this.pending) {
+      clearTimeout(pending.timer);
+      pending.reject(new LinkLost("the router link closed before the answer"));
+      this.pending.delete(id);
+    }
+    const terminal =
+      this.linkState === "not-registered" ||
+      this.linkState === "version-mismatch" ||
+      this.linkState === "router-untrusted";
+    if (!terminal) this.setState(this.stopped ? "offline" : this.linkState === "ready" ? "connecting" : "offline");
+    if (this.stopped) return;
+    // A refused identity or protocol does not heal by retrying fast; retry slowly.
+    const delay = terminal ? 30_000 : this.backoff;
+    this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MS);
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+    this.reconnectTimer.unref();
+  }
+
+  private handle(socket: WebSocket, frame: RouterFrame): void {
+    switch (frame.t) {
+      case "challenge":
+        void this.answerChallenge(socket, frame);
+        return;
+      case "authenticated":
+        this.backoff = 200;
+        this.setState("ready");
+        this.options.log.info({ router: this.options.url }, "linked to the router");
+        this.options.handlers.onReady();
+        return;
+      case "link-error": {
+        this.options.log.error({ reason: frame.reason, detail: frame.detail }, "the router refused the link");
+        if (frame.reason === "name-taken" || frame.reason === "invalid-key" || frame.reason === "bad-signature") {
+          this.setState("not-registered");
+        } else if (frame.reason === "version-mismatch") {
+          this.setState("version-mismatch");
+        }
+        return;
+      }
+      case "record":
+        this.enqueue(() => this.options.handlers.onRecord(frame));
+        return;
+      case "cosign-request":
+        this.enqueue(() => this.options.handlers.onCosignRequest(frame.request, frame.record));
+        return;
+      case "synced":
+        this.enqueue(() => {
+          this.options.handlers.onSynced();
+          return Promise.resolve();
+        });
+        return;
+      case "resolved":
+      case "certified":
+      case "head-moved":
+      case "refused": {
+        const pending = this.pending.get(frame.id);
+        if (pending === undefined) return;
+        this.pending.delete(frame.id);
+        clearTimeout(pending.timer);
+        pending.resolve(frame);
+        return;
+      }
+    }
+  }
+
+  /** Pushed frames are handled strictly one after another, in arrival order. */
+  private enqueue(task: () => Promise<void>): void {
+    this.inbound = this.inbound.then(task).catch((error: unknown) => {
+      this.options.log.error({ err: error }, "handling a pushed frame failed");
+    });
+  }
+
+  private async answerChallenge(socket: WebSocket, frame: Extract<RouterFrame, { t: "challenge" }>): Promise<void> {
+    if (frame.protocol !== LINK_PROTOCOL) {
+      this.options.log.error(
+        { router: frame.protocol, daemon: LINK_PROTOCOL },
+        "the router speaks another link protocol",
+      );
+      this.setState("version-mismatch");
+      socket.close();
+      return;
+    }
+    if (!(await this.options.handlers.checkRouterKey(frame.routerKey))) {
+      this.options.log.error("the router's key differs from the one pinned at first contact; refusing it");
+      this.setState("router-untrusted");
+      socket.close();
+      return;
+    }
+    this.sendOn(socket, {
+      t: "authenticate",
+      protocol: LINK_PROTOCOL,
+      name: this.options.name,
+      publicKey: this.options.key.publicKey,
+      signature: this.options.key.sign(linkAuthMessage(frame.nonce, this.options.name)),
+    });
+  }
+
+  private sendOn(socket: WebSocket, frame: ClientFrame): void {
+    if (socket.readyState === WebSocket.OPEN) socket.send(encodeFrame(frame));
+  }
+
+  /** Sends a frame that needs no answer, if the link is up. */
+  send(frame: ClientFrame): void {
+    if (this.socket !== undefined && this.linkState === "ready") this.sendOn(this.socket, frame);
+  }
+
+  private async request<T extends RouterFrame>(
+    build: (id: number) => ClientFrame,
+    timeoutMs = this.options.requestTimeoutMs,
+  ): Promise<T> {
+    await this.ready();
+    const socket = this.socket;
+    if (socket === undefined) throw new LinkUnavailable("offline");
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new LinkLost(`no answer from the router within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(id, { resolve: resolve as (f: RouterFrame) => void, reject, timer });
+      this.sendOn(socket, build(id));
+    });
+  }
+
+  async resolve(names: readonly string[]): Promise<ResolvedAgent[]> {
+    const answer = await this.request<Extract<RouterFrame, { t: "resolved" }>>((id) => ({
+      t: "resolve",
+      id,
+      names: [...names],
+    }));
+    return answer.agents;
+  }
+
+  propose(record: Uint8Array, signature: Uint8Array): Promise<ProposalAnswer> {
+    return this.request<ProposalAnswer>((id) => ({ t: "propose", id, record, signature }));
+  }
+
+  openGroup(record: Uint8Array, signature: Uint8Array): Promise<ProposalAnswer> {
+    return this.request<ProposalAnswer>((id) => ({ t: "open-group", id, record, signature }));
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnectTimer !== undefined) clearTimeout(this.reconnectTimer);
+    const socket = this.socket;
+    if (socket !== undefined) {
+      await new Promise<void>((resolve) => {
+        socket.once("close", () => resolve());
+        socket.close();
+        setTimeout(resolve, 1_000).unref();
+      });
+    }
+    await this.inbound;
+  }
+}

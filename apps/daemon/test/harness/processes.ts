@@ -1,0 +1,151 @@
+/**
+ * Real processes for system tests: routers and daemons started through the command line, exactly
+ * as a user runs them, each with its own data directory and captured stderr.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/social-harness.js");
+
+export interface Proc {
+  readonly child: ChildProcess;
+  readonly stderr: () => string;
+  readonly exited: Promise<number | null>;
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv = {}): { proc: Proc; ready: Promise<Record<string, unknown>> } {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "debug", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  let stdout = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const line = stdout.split("\n").find((l) => l.startsWith("{") && l.includes('"ready"'));
+      if (line !== undefined) resolve(JSON.parse(line) as Record<string, unknown>);
+    });
+    void exited.then((code) => reject(new Error(`${args[0]} exited with ${code} before it was ready:\n${stderr}`)));
+  });
+  return { proc: { child, stderr: () => stderr, exited }, ready };
+}
+
+export async function stopProcess(proc: Proc, signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return proc.child.exitCode;
+  proc.child.kill(signal);
+  return proc.exited;
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(path.join(tmpdir(), `sh-${prefix}-`));
+}
+
+export class RouterProcess {
+  private constructor(
+    readonly proc: Proc,
+    readonly url: string,
+    readonly dataDir: string,
+    readonly args: string[],
+  ) {}
+
+  static async start(options: { dataDir?: string; database?: string; listen?: string } = {}): Promise<RouterProcess> {
+    const dataDir = options.dataDir ?? tempDir("router");
+    const args = ["router", "--data", dataDir, "--listen", options.listen ?? "127.0.0.1:0"];
+    if (options.database !== undefined) args.push("--database", options.database);
+    const { proc, ready } = run(args);
+    const line = await ready;
+    return new RouterProcess(proc, line.router as string, dataDir, args);
+  }
+
+  /** Starts a router again on the same data directory and address. */
+  async restart(): Promise<RouterProcess> {
+    await this.stop();
+    const port = new URL(this.url).port;
+    const args = [...this.args];
+    args[args.indexOf("--listen") + 1] = `127.0.0.1:${port}`;
+    const { proc, ready } = run(args);
+    const line = await ready;
+    return new RouterProcess(proc, line.router as string, this.dataDir, args);
+  }
+
+  stop(signal?: NodeJS.Signals): Promise<number | null> {
+    return stopProcess(this.proc, signal);
+  }
+}
+
+export interface DaemonOptions {
+  readonly name: string;
+  readonly router: string;
+  readonly dataDir?: string;
+  readonly trust?: "open" | "allowlist";
+  readonly listen?: string;
+  readonly extraArgs?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export class DaemonProcess {
+  private constructor(
+    readonly proc: Proc,
+    readonly name: string,
+    readonly mcpUrl: string,
+    readonly trpcUrl: string,
+    readonly dataDir: string,
+    readonly options: DaemonOptions,
+  ) {}
+
+  static async start(options: DaemonOptions): Promise<DaemonProcess> {
+    const dataDir = options.dataDir ?? tempDir(options.name);
+    const args = [
+      "daemon",
+      "--name",
+      options.name,
+      "--router",
+      options.router,
+      "--data",
+      dataDir,
+      "--listen",
+      options.listen ?? "127.0.0.1:0",
+    ];
+    if (options.trust !== undefined) args.push("--trust", options.trust);
+    args.push(...(options.extraArgs ?? []));
+    const { proc, ready } = run(args, options.env);
+    const line = await ready;
+    return new DaemonProcess(proc, options.name, line.mcp as string, line.trpc as string, dataDir, {
+      ...options,
+      dataDir,
+    });
+  }
+
+  get runtimeToken(): string {
+    return readFileSync(path.join(this.dataDir, "runtime.token"), "utf8").trim();
+  }
+
+  get ownerToken(): string {
+    return readFileSync(path.join(this.dataDir, "owner.token"), "utf8").trim();
+  }
+
+  /** Stops this daemon and starts it again on the same data directory (and port, unless given). */
+  async restart(overrides: Partial<DaemonOptions> = {}): Promise<DaemonProcess> {
+    await this.stop();
+    return DaemonProcess.start({ ...this.options, listen: `127.0.0.1:${new URL(this.mcpUrl).port}`, ...overrides });
+  }
+
+  stop(signal?: NodeJS.Signals): Promise<number | null> {
+    return stopProcess(this.proc, signal);
+  }
+
+  stderr(): string {
+    return this.proc.stderr();
+  }
+}
+
+/** Removes the directories tests created. */
+export function removeDirs(...dirs: string[]): void {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
