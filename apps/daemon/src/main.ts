@@ -11,19 +11,19 @@ import { parseListen } from "@social-harness/router";
 import { pino } from "pino";
 import { startDaemon } from "./daemon.js";
 
+/** The daemon command's options, exactly as `parseArgs` reads them. */
+export const DAEMON_OPTIONS = {
+  name: { type: "string" },
+  router: { type: "string" },
+  data: { type: "string" },
+  listen: { type: "string", default: "127.0.0.1:0" },
+  trust: { type: "string", default: "open" },
+  "router-timeout-ms": { type: "string" },
+  "unsafe-allow-local-callbacks": { type: "boolean", default: false },
+} as const;
+
 export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      name: { type: "string" },
-      router: { type: "string" },
-      data: { type: "string" },
-      listen: { type: "string", default: "127.0.0.1:0" },
-      trust: { type: "string", default: "open" },
-      "router-timeout-ms": { type: "string" },
-    },
-    strict: true,
-  });
+  const { values } = parseArgs({ args: [...argv], options: DAEMON_OPTIONS, strict: true });
   if (values.name === undefined || !isAgentName(values.name))
     throw new Error("--name <agent> is required: 3-32 of a-z 0-9 _ -");
   if (values.router === undefined) throw new Error("--router ws://host:port is required");

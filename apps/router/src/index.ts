@@ -1,3 +1,3 @@
 /** @social-harness/router: the router service, for the command line and for tests. */
-export { parseListen, runRouterCommand } from "./main.js";
+export { parseListen, ROUTER_OPTIONS, runRouterCommand } from "./main.js";
 export { startRouter, type RouterOptions, type RunningRouter } from "./router.js";

@@ -15,17 +15,16 @@ export function parseListen(value: string): { host: string; port: number } {
   return { host: match[1]!.replace(/^\[|\]$/g, ""), port };
 }
 
+/** The router command's options, exactly as `parseArgs` reads them. */
+export const ROUTER_OPTIONS = {
+  data: { type: "string" },
+  listen: { type: "string", default: "127.0.0.1:7700" },
+  database: { type: "string" },
+} as const;
+
 /** Runs the router command; resolves when the router has shut down. */
 export async function runRouterCommand(argv: readonly string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      data: { type: "string" },
-      listen: { type: "string", default: "127.0.0.1:7700" },
-      database: { type: "string" },
-    },
-    strict: true,
-  });
+  const { values } = parseArgs({ args: [...argv], options: ROUTER_OPTIONS, strict: true });
   if (values.data === undefined) throw new Error("--data <dir> is required");
   const log = pino({ name: "router", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const { host, port } = parseListen(values.listen);

@@ -14,7 +14,7 @@ import {
 } from "@social-harness/protocol";
 import type { AgentAddress, CollectiveId } from "./types.js";
 
-export type { FirewallRefusal, SendErrorReason };
+export type { FirewallRefusal, MessageTextField, SendErrorReason };
 
 /** Why a collective send or answer was refused; nothing was sent. */
 export type CollectiveFailure =
@@ -35,20 +35,40 @@ export class SendError extends Data.TaggedError("SendError")<{
   readonly reason: SendErrorReason;
   readonly detail?: string;
   readonly cause?: unknown;
-}> {}
+}> {
+  override get message(): string {
+    return this.detail === undefined ? this.reason : `${this.reason}: ${this.detail}`;
+  }
+}
 
 /** A gather, all_gather or answer refused before anything was posted (seed 003 "Operations"). */
 export class CollectiveError extends Data.TaggedError("CollectiveError")<{
   readonly id?: CollectiveId;
   readonly failure: CollectiveFailure;
-}> {}
+}> {
+  override get message(): string {
+    const failure = this.failure;
+    switch (failure.kind) {
+      case "members-unreachable":
+        return `members unreachable: ${failure.members.map((m) => `${m.member} (${m.reason})`).join(", ")}`;
+      case "no-open-request":
+        return "no request is open in this conversation to answer";
+      case "several-open-requests":
+        return `several requests are open in this conversation: ${failure.requests.join(", ")}`;
+    }
+  }
+}
 
 /** The local message firewall refused or held the send; `checkId` names the retained check. */
 export class FirewallSendError extends Data.TaggedError("FirewallSendError")<{
   readonly checkId: string;
   readonly refusal: FirewallRefusal;
   readonly feedback: string;
-}> {}
+}> {
+  override get message(): string {
+    return `the local firewall ${this.refusal === "unavailable" ? "was unavailable" : this.refusal} (${this.checkId}): ${this.feedback}`;
+  }
+}
 
 /**
  * Why the inbound stream stopped:
@@ -63,7 +83,11 @@ export class ListenError extends Data.TaggedError("ListenError")<{
   readonly reason: ListenErrorReason;
   readonly detail?: string;
   readonly cause?: unknown;
-}> {}
+}> {
+  override get message(): string {
+    return this.detail === undefined ? this.reason : `${this.reason}: ${this.detail}`;
+  }
+}
 
 /**
  * Why an acknowledgment failed:
@@ -80,7 +104,11 @@ export class DeliveryAcknowledgeError extends Data.TaggedError("DeliveryAcknowle
   readonly reason: DeliveryAcknowledgeErrorReason;
   readonly detail?: string;
   readonly cause?: unknown;
-}> {}
+}> {
+  override get message(): string {
+    return this.detail === undefined ? this.reason : `${this.reason}: ${this.detail}`;
+  }
+}
 
 /**
  * Why the endpoint could not be acquired:
@@ -96,7 +124,11 @@ export class ConnectError extends Data.TaggedError("ConnectError")<{
   readonly reason: ConnectErrorReason;
   readonly detail?: string;
   readonly cause?: unknown;
-}> {}
+}> {
+  override get message(): string {
+    return this.detail === undefined ? this.reason : `${this.reason}: ${this.detail}`;
+  }
+}
 
 /** A message text that reads as a malformed operation; `fields` names each failing field. */
 export class MessageTextError extends Data.TaggedError("MessageTextError")<{

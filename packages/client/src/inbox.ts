@@ -34,17 +34,17 @@ function atLeastOne<T>(values: readonly T[]): values is readonly [T, ...T[]] {
   return values.length >= 1;
 }
 
-/**
- * The public item of a decoded entry. The schema already requires three group members and one
- * outcome; the guards carry that into the tuple types.
- */
+// The schema already requires three group members and one outcome; the guards carry that into
+// the public tuple types.
 function inboundItemOf(item: InboxEntry["item"]): Option.Option<InboundItem> {
   switch (item.kind) {
     case "multicast": {
       const message = item.message;
       if (message.kind === "direct") return Option.some({ kind: "multicast", message });
       const members = message.members;
-      return atLeastThree(members) ? Option.some({ kind: "multicast", message: { ...message, members } }) : Option.none();
+      return atLeastThree(members)
+        ? Option.some({ kind: "multicast", message: { ...message, members } })
+        : Option.none();
     }
     case "collectiveResult": {
       const outcomes = item.outcomes;
@@ -79,7 +79,10 @@ function listenErrorOf(error: ToolCallError): ListenError {
 }
 
 /** Reads one read_inbox page, the first when `cursor` is undefined. A read acknowledges nothing. */
-export function readInboxPage(connection: McpConnection, cursor: string | undefined): Effect.Effect<InboxPage, ListenError> {
+export function readInboxPage(
+  connection: McpConnection,
+  cursor: string | undefined,
+): Effect.Effect<InboxPage, ListenError> {
   return Effect.gen(function* () {
     const structured = yield* connection
       .callTool("read_inbox", cursor === undefined ? {} : { cursor })

@@ -4,7 +4,7 @@
  * closed with it. Each tool call ends in its structured result or one ToolCallError saying how far
  * the request got, which is what a send's outcome-unknown and network-unavailable rest on.
  */
-import { Data, Effect, Redacted, type Scope } from "effect";
+import { Data, Effect, Redacted, Ref, type Scope } from "effect";
 import {
   Client,
   ProtocolError,
@@ -15,10 +15,10 @@ import {
 } from "@modelcontextprotocol/client";
 import { ConnectError } from "./errors.js";
 
-/** The runtime tools the client calls (seed 000 "MCP Events and inbox", seed 001 "MCP adapter projection"). */
+// The runtime tools the client calls (seed 000 "MCP Events and inbox", seed 001 "MCP adapter projection").
 const REQUIRED_TOOLS = ["send_message", "read_inbox", "acknowledge_delivery"] as const;
 
-/** Socket errors raised before a connection existed: the daemon cannot have seen the request. */
+// Socket errors raised before a connection existed: the daemon cannot have seen the request.
 const NOT_CONNECTED_CODES = new Set([
   "ECONNREFUSED",
   "ENOTFOUND",
@@ -95,7 +95,11 @@ function toolCallErrorOf(name: string, error: unknown): ToolCallError {
     });
   }
   if (neverConnected(error) || (error instanceof SdkError && error.code === SdkErrorCode.NotConnected)) {
-    return new ToolCallError({ kind: "unsent", detail: `${name} never reached the daemon: ${describe(error)}`, cause: error });
+    return new ToolCallError({
+      kind: "unsent",
+      detail: `${name} never reached the daemon: ${describe(error)}`,
+      cause: error,
+    });
   }
   const timedOut = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
   return new ToolCallError({
@@ -143,6 +147,7 @@ export function openMcpConnection(
   timeoutMs: number,
 ): Effect.Effect<McpConnection, ConnectError, Scope.Scope> {
   return Effect.gen(function* () {
+    const open = yield* Ref.make(true);
     const client = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async (signal) => {
@@ -161,7 +166,7 @@ export function openMcpConnection(
         },
         catch: (error) => connectErrorOf(url, error),
       }),
-      (client) => Effect.ignoreLogged(Effect.tryPromise(() => client.close())),
+      (client) => Effect.zipRight(Ref.set(open, false), Effect.ignoreLogged(Effect.tryPromise(() => client.close()))),
     );
     const listed = yield* Effect.tryPromise({
       try: (signal) => client.listTools(undefined, { signal, timeout: timeoutMs }),
@@ -176,25 +181,29 @@ export function openMcpConnection(
       });
     }
     const callTool: McpConnection["callTool"] = (name, args, meta) =>
-      Effect.tryPromise({
-        try: (signal) =>
-          client.callTool(
-            { name, arguments: { ...args }, ...(meta === undefined ? {} : { _meta: { ...meta } }) },
-            { signal, timeout: timeoutMs },
-          ),
-        catch: (error) => toolCallErrorOf(name, error),
-      }).pipe(
-        Effect.flatMap((result) =>
-          result.isError === true
-            ? Effect.fail(
-                new ToolCallError({
-                  kind: "failed",
-                  detail: `${name} answered an error result: ${resultText(result.content)}`,
-                }),
-              )
-            : Effect.succeed(result.structuredContent),
-        ),
-      );
+      Effect.gen(function* () {
+        if (!(yield* Ref.get(open))) {
+          return yield* new ToolCallError({
+            kind: "unsent",
+            detail: `${name} was not sent: the endpoint's scope is closed`,
+          });
+        }
+        const result = yield* Effect.tryPromise({
+          try: (signal) =>
+            client.callTool(
+              { name, arguments: { ...args }, ...(meta === undefined ? {} : { _meta: { ...meta } }) },
+              { signal, timeout: timeoutMs },
+            ),
+          catch: (error) => toolCallErrorOf(name, error),
+        });
+        if (result.isError === true) {
+          return yield* new ToolCallError({
+            kind: "failed",
+            detail: `${name} answered an error result: ${resultText(result.content)}`,
+          });
+        }
+        return result.structuredContent;
+      });
     return { callTool };
   });
 }

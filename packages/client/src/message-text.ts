@@ -11,5 +11,7 @@ import type { MessageAddressInput, SendInput } from "./types.js";
 /** Reads the send that `text`, written to `to`, asks for. */
 export function parseMessageText(to: MessageAddressInput, text: string): Either.Either<SendInput, MessageTextError> {
   const read = readMessageText(to, text);
-  return read.ok ? Either.right(read.input) : Either.left(new MessageTextError({ message: read.message, fields: read.fields }));
+  return read.ok
+    ? Either.right(read.input)
+    : Either.left(new MessageTextError({ message: read.message, fields: read.fields }));
 }

@@ -10,7 +10,7 @@ import { SendError, sendErrorFromRefusal, type CollectiveError, type FirewallSen
 import type { McpConnection, ToolCallError } from "./mcp-connection.js";
 import type { HarnessEndpoint, SendInput, SendResult } from "./types.js";
 
-/** The request metadata key of the runtime send options. */
+// Runtime send options travel outside the tool arguments (seed 001 "MCP adapter projection").
 const SEND_OPTIONS_META_KEY = "org.social-harness/send";
 
 type SendOptions = Parameters<HarnessEndpoint["send"]>[1];
@@ -39,10 +39,8 @@ function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/**
- * Reads a send_message result additively: fields this release does not name are ignored, and the
- * fields it names must have their exact forms.
- */
+// Results are read additively, so a newer daemon can add an optional field (seed 001); the fields
+// this release names must have their exact forms.
 function readSendResult(structured: unknown): SendResult | undefined {
   if (!isRecord(structured)) return undefined;
   const { operationId, guidance } = structured;

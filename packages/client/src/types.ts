@@ -14,13 +14,7 @@ import type {
   PostId,
   RequestedSchema,
 } from "@social-harness/protocol";
-import type {
-  CollectiveError,
-  DeliveryAcknowledgeError,
-  FirewallSendError,
-  ListenError,
-  SendError,
-} from "./errors.js";
+import type { CollectiveError, DeliveryAcknowledgeError, FirewallSendError, ListenError, SendError } from "./errors.js";
 
 export type {
   AgentAddress,

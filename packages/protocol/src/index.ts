@@ -198,3 +198,4 @@ export {
   type PublicKeyCheck,
   type SigningKey,
 } from "./signatures.js";
+export { HistoryExportRecordSchema, type HistoryExportRecord } from "./history-export.js";

@@ -1,4 +1,148 @@
-/** Placeholder until the demo lands. */
-export function runDemoCommand(_argv: readonly string[]): Promise<void> {
-  return Promise.reject(new Error("demo is not available in this build"));
+/**
+ * `social-harness demo`: a whole local network on loopback — a router, daemons alice, bob and
+ * carol, and the owner console — with SQLite under one data directory. A second run reuses the
+ * directory, so identities, history and ports survive. Ctrl-C stops everything cleanly.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { spawnServer, type ServerProcess } from "./spawn-server.js";
+
+const AGENTS = ["alice", "bob", "carol"] as const;
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
+const CLI = path.join(REPO, "apps/daemon/bin/social-harness.js");
+
+interface Ports {
+  router: number;
+  console: number;
+  daemons: Record<string, number>;
+}
+
+/** The port we used last time if it is free, else the preferred one if free, else any. */
+async function freePort(...candidates: (number | undefined)[]): Promise<number> {
+  for (const candidate of [...candidates, 0]) {
+    if (candidate === undefined) continue;
+    const port = await new Promise<number | undefined>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(undefined));
+      server.listen(candidate, "127.0.0.1", () => {
+        const address = server.address();
+        server.close(() => resolve(typeof address === "object" && address !== null ? address.port : undefined));
+      });
+    });
+    if (port !== undefined) return port;
+  }
+  throw new Error("no free port on 127.0.0.1");
+}
+
+async function choosePorts(file: string): Promise<Ports> {
+  const last = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Partial<Ports>) : {};
+  const ports: Ports = {
+    router: await freePort(last.router, 7700),
+    console: await freePort(last.console, 3000),
+    daemons: {},
+  };
+  for (const agent of AGENTS) ports.daemons[agent] = await freePort(last.daemons?.[agent]);
+  writeFileSync(file, `${JSON.stringify(ports, null, 2)}\n`);
+  return ports;
+}
+
+export async function runDemoCommand(argv: readonly string[]): Promise<void> {
+  const { values } = parseArgs({ args: [...argv], options: { data: { type: "string", default: ".data/demo" } }, strict: true });
+  const dataDir = path.resolve(values.data);
+  const logs = path.join(dataDir, "logs");
+  mkdirSync(logs, { recursive: true, mode: 0o700 });
+  if (!existsSync(path.join(REPO, ".next", "BUILD_ID"))) {
+    throw new Error("the console is not built: run `npm run build` (npm start does this for you)");
+  }
+  const ports = await choosePorts(path.join(dataDir, "ports.json"));
+  const children: ServerProcess[] = [];
+  const stopAll = async () => {
+    for (const child of children.reverse()) await child.stop();
+  };
+  const logEnv = { LOG_LEVEL: process.env.LOG_LEVEL ?? "info" };
+  try {
+    const router = spawnServer(process.execPath, [CLI, "router", "--data", path.join(dataDir, "router"), "--listen", `127.0.0.1:${ports.router}`], {
+      env: logEnv,
+      logFile: path.join(logs, "router.log"),
+    });
+    children.push(router);
+    const routerUrl = (await router.ready).router as string;
+
+    const daemons = AGENTS.map((agent) => {
+      const server = spawnServer(
+        process.execPath,
+        [CLI, "daemon", "--name", agent, "--router", routerUrl, "--data", path.join(dataDir, agent), "--listen", `127.0.0.1:${ports.daemons[agent]}`],
+        { env: logEnv, logFile: path.join(logs, `${agent}.log`) },
+      );
+      children.push(server);
+      return server;
+    });
+    const ready = await Promise.all(daemons.map((d) => d.ready));
+
+    const loginToken = randomBytes(24).toString("base64url");
+    const consoleDaemons = ready.map((line) => ({
+      name: line.name as string,
+      url: (line.mcp as string).replace(/\/mcp$/, ""),
+      ownerTokenFile: path.join(line.data as string, "owner.token"),
+    }));
+    const consoleServer = spawnServer(
+      process.execPath,
+      [path.join(REPO, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(ports.console)],
+      {
+        cwd: REPO,
+        env: {
+          SOCIAL_HARNESS_CONSOLE_DAEMONS: JSON.stringify(consoleDaemons),
+          SOCIAL_HARNESS_CONSOLE_LOGIN_TOKEN: loginToken,
+          SOCIAL_HARNESS_CONSOLE_SECRET: randomBytes(32).toString("base64url"),
+          NODE_ENV: "production",
+        },
+        logFile: path.join(logs, "console.log"),
+        isReady: (line) => /ready/i.test(line),
+      },
+    );
+    children.push(consoleServer);
+    await consoleServer.ready;
+
+    const consoleUrl = `http://127.0.0.1:${ports.console}`;
+    const login = `${consoleUrl}/login?token=${loginToken}`;
+    const lines = [
+      "",
+      "Social Harness demo network is running (Ctrl-C stops it).",
+      `  data:    ${dataDir}  (logs in ${logs})`,
+      `  router:  ${routerUrl}`,
+      ...ready.map((line) => `  ${String(line.name).padEnd(7)}  MCP ${String(line.mcp)}  token file ${path.join(line.data as string, "runtime.token")}`),
+      `  console: ${login}`,
+      "           (a one-time login link; open it in your browser)",
+      "",
+    ];
+    process.stdout.write(lines.join("\n") + "\n");
+    process.stdout.write(
+      `${JSON.stringify({
+        ready: true,
+        console: login,
+        router: routerUrl,
+        daemons: Object.fromEntries(
+          ready.map((line) => [line.name, { mcp: line.mcp, data: line.data, runtimeTokenFile: path.join(line.data as string, "runtime.token") }]),
+        ),
+      })}\n`,
+    );
+
+    await new Promise<void>((resolve) => {
+      process.once("SIGINT", () => resolve());
+      process.once("SIGTERM", () => resolve());
+      for (const child of children) {
+        void child.exited.then((code) => {
+          process.stderr.write(`a demo process exited (${code}); stopping the network\n`);
+          resolve();
+        });
+      }
+    });
+    process.stdout.write("stopping the demo network...\n");
+  } finally {
+    await stopAll();
+  }
 }

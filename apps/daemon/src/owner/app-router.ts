@@ -1,4 +1,5 @@
 /** The owner API's root router. The console imports `type AppRouter` from here, and only that. */
+import { historyRouter } from "../history/history.router.js";
 import { inboxRouter } from "../inbox/inbox.router.js";
 import { ownerProcedure, router } from "./trpc.js";
 
@@ -10,6 +11,7 @@ export const appRouter = router({
     trustPolicy: ctx.services.trust.policy,
   })),
   inbox: inboxRouter,
+  history: historyRouter,
 });
 
 export type AppRouter = typeof appRouter;

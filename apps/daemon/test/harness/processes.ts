@@ -2,44 +2,23 @@
  * Real processes for system tests: routers and daemons started through the command line, exactly
  * as a user runs them, each with its own data directory and captured stderr.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { spawnServer, type ServerProcess } from "../../src/cli/spawn-server.js";
 
 export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/social-harness.js");
 
-export interface Proc {
-  readonly child: ChildProcess;
-  readonly stderr: () => string;
-  readonly exited: Promise<number | null>;
-}
+export type Proc = ServerProcess;
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): { proc: Proc; ready: Promise<Record<string, unknown>> } {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "debug", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  let stdout = "";
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const line = stdout.split("\n").find((l) => l.startsWith("{") && l.includes('"ready"'));
-      if (line !== undefined) resolve(JSON.parse(line) as Record<string, unknown>);
-    });
-    void exited.then((code) => reject(new Error(`${args[0]} exited with ${code} before it was ready:\n${stderr}`)));
-  });
-  return { proc: { child, stderr: () => stderr, exited }, ready };
+  const proc = spawnServer(process.execPath, [CLI, ...args], { env: { LOG_LEVEL: process.env.LOG_LEVEL ?? "debug", ...env } });
+  return { proc, ready: proc.ready };
 }
 
-export async function stopProcess(proc: Proc, signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
-  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return proc.child.exitCode;
-  proc.child.kill(signal);
-  return proc.exited;
+export function stopProcess(proc: Proc, signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
+  return proc.stop(signal);
 }
 
 export function tempDir(prefix: string): string {

@@ -1,0 +1,26 @@
+# The Social Harness daemon (one per agent). Build from the repository root:
+#   docker build -f docker/daemon.Dockerfile -t social-harness/daemon .
+FROM node:20-bookworm-slim AS build
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY package.json package-lock.json ./
+COPY packages/protocol/package.json packages/protocol/
+COPY packages/client/package.json packages/client/
+COPY apps/router/package.json apps/router/
+COPY apps/daemon/package.json apps/daemon/
+RUN npm ci --workspaces --include-workspace-root=false
+COPY tsconfig.base.json ./
+COPY packages packages
+COPY apps apps
+RUN npx tsc -b packages/protocol/tsconfig.build.json apps/router/tsconfig.build.json apps/daemon/tsconfig.build.json \
+  && npm prune --omit=dev --workspaces --include-workspace-root=false
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+COPY --from=build /src /app
+RUN ln -s /app/apps/daemon/bin/social-harness.js /usr/local/bin/social-harness
+USER node
+VOLUME /data
+EXPOSE 8080
+ENTRYPOINT ["social-harness"]
+CMD ["daemon", "--name", "agent", "--router", "ws://router:7700", "--data", "/data", "--listen", "0.0.0.0:8080"]
