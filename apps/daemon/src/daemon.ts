@@ -105,7 +105,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     },
   });
   const posts = new Posts({ store, self: config.name, key: credentials.key, link, history, log });
-  const semanticSend = new SemanticSend(posts);
+  const semanticSend = new SemanticSend(posts, log);
 
   const mcp = createMcpEndpoint({
     credentials,

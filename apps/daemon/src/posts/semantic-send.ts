@@ -11,6 +11,7 @@ import {
   type CollectiveResponse,
   type Content,
 } from "@social-harness/protocol";
+import type { Logger } from "pino";
 import { CollectiveError } from "../collectives/collective-error.js";
 import type { Posts } from "./posts.service.js";
 import { SendError } from "./send-error.js";
@@ -43,10 +44,26 @@ export function multicastContent(text: string): Content {
 export class SemanticSend {
   collectives: CollectiveSender | undefined;
 
-  constructor(private readonly posts: Posts) {}
+  constructor(
+    private readonly posts: Posts,
+    private readonly log: Logger,
+  ) {}
 
-  /** Reads `text` and performs the operation it names. */
+  /**
+   * Reads `text` and performs the operation it names. A send that ends without a typed failure
+   * (a defect, an interruption) answers outcome-unknown: the message may have been sent.
+   */
   async sendText(to: string, text: string, failureDelivery: FailureDelivery): Promise<SendResult> {
+    try {
+      return await this.perform(to, text, failureDelivery);
+    } catch (error) {
+      if (error instanceof SendError || error instanceof CollectiveError) throw error;
+      this.log.error({ err: error }, "a send ended without a typed failure");
+      throw new SendError("outcome-unknown", "the send ended without a typed failure; the message may have been sent", { cause: error });
+    }
+  }
+
+  private async perform(to: string, text: string, failureDelivery: FailureDelivery): Promise<SendResult> {
     const read = readMessageText(to, text);
     if (!read.ok) throw new SendError("content-invalid", read.message);
     const input = read.input;

@@ -1,0 +1,25 @@
+/**
+ * The console's request gate (Next 16 Proxy, formerly Middleware): every page and API route
+ * except the login link and the signed-out page needs a valid session. Pages without one are
+ * redirected to /signed-out and API calls answered 401. Layouts and route handlers check again.
+ */
+import { NextResponse, type NextRequest } from "next/server";
+import { apiError } from "@/server/api-error";
+import { hasValidSession, SESSION_COOKIE } from "@/server/session";
+
+const PUBLIC_PATHS = new Set(["/login", "/signed-out", "/icon.svg", "/favicon.ico"]);
+
+export function proxy(request: NextRequest) {
+  const { pathname } = request.nextUrl;
+  if (PUBLIC_PATHS.has(pathname)) return NextResponse.next();
+  if (hasValidSession(request.cookies.get(SESSION_COOKIE)?.value)) return NextResponse.next();
+  if (pathname === "/api" || pathname.startsWith("/api/")) {
+    return apiError(request.nextUrl, "UNAUTHORIZED", "sign in with the console's login link");
+  }
+  return NextResponse.redirect(new URL("/signed-out", request.url));
+}
+
+export const config = {
+  // Build assets stay public so the signed-out page can load its styles and scripts.
+  matcher: ["/((?!_next/static/|_next/image).*)"],
+};
