@@ -8,7 +8,7 @@ import { FIREWALL_REFUSALS } from "./failures.js";
 import { isAgentAddress } from "./names.js";
 
 const agentAddress = z.string().refine(isAgentAddress, "must be an agent: address");
-const groupAddress = z.string().startsWith("group:");
+const groupAddress = z.string().regex(/^group:/, "must be a group: address");
 
 export const DirectMessageSchema = z.object({
   kind: z.literal("direct"),
