@@ -1,6 +1,7 @@
 /** The owner API's root router. The console imports `type AppRouter` from here, and only that. */
 import { historyRouter } from "../history/history.router.js";
 import { inboxRouter } from "../inbox/inbox.router.js";
+import { holdsRouter, trustRouter } from "../trust/trust.router.js";
 import { ownerProcedure, router } from "./trpc.js";
 
 export const appRouter = router({
@@ -12,6 +13,8 @@ export const appRouter = router({
   })),
   inbox: inboxRouter,
   history: historyRouter,
+  trust: trustRouter,
+  holds: holdsRouter,
 });
 
 export type AppRouter = typeof appRouter;
