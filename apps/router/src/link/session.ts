@@ -67,12 +67,18 @@ export class LinkSession {
     return this.closed;
   }
 
-  /** Starts pushing from the daemon's cursors: every conversation it is behind on is flushed. */
+  /**
+   * Pushes from the daemon's cursors: every conversation it is behind on is flushed. The first
+   * sync names every conversation the daemon has (others start at 0); a later one, sent after a
+   * gap, rewinds only the conversations it names.
+   */
   async sync(cursors: Readonly<Record<string, number>>): Promise<void> {
     const heads = await headsForMember(this.store.db, this.name);
-    const sent = new Map<string, number>();
+    const first = this.sent === undefined;
+    const sent = this.sent ?? new Map<string, number>();
     for (const { conv, seq } of heads) {
-      const cursor = cursors[conv] ?? 0;
+      const cursor = cursors[conv] ?? (first ? 0 : sent.get(conv));
+      if (cursor === undefined) continue;
       sent.set(conv, cursor);
       if (seq > cursor) this.dirty.add(conv);
     }
