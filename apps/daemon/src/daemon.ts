@@ -56,20 +56,9 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
 
   const inbox = new Inbox(store);
   const trust = new Trust(store, inbox, config.trust);
-  // The link and the history need each other: keys resolve through the link, records arrive on it.
-  let link: RouterLink | undefined;
-  const history = new History({
-    store,
-    self: config.name,
-    inbox,
-    trust,
-    log,
-    resolveKeys: async (names) => {
-      const agents = await link!.resolve(names);
-      return new Map(agents.map((a) => [a.name, "publicKey" in a ? a.publicKey : undefined]));
-    },
-  });
-  link = new RouterLink({
+  // The link hands records to the history; the history resolves keys through the link. Handlers
+  // run only after link.start(), once everything below exists.
+  const link: RouterLink = new RouterLink({
     url: config.routerUrl,
     name: config.name,
     key: credentials.key,
@@ -79,29 +68,40 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
       checkRouterKey: (key) => history.checkRouterKey(key),
       onReady: () => {
         void history.cursors().then(
-          (cursors) => link?.send({ t: "sync", cursors }),
+          (cursors) => link.send({ t: "sync", cursors }),
           (error: unknown) => log.error({ err: error }, "could not read cursors"),
         );
       },
       onRecord: async (frame) => {
         const outcome = await history.receive(frame);
-        if (outcome === "stored" || outcome === "duplicate") link?.send({ t: "ack", conv: frame.conv, seq: frame.seq });
+        if (outcome === "stored" || outcome === "duplicate") link.send({ t: "ack", conv: frame.conv, seq: frame.seq });
         if (outcome === "gap") {
           const cursors = await history.cursors();
-          link?.send({ t: "sync", cursors: { [frame.conv]: cursors[frame.conv] ?? 0 } });
+          link.send({ t: "sync", cursors: { [frame.conv]: cursors[frame.conv] ?? 0 } });
         }
       },
       onSynced: () =>
         void posts.resume().catch((error: unknown) => log.error({ err: error }, "resuming bound posts failed")),
       onCosignRequest: (request, record) => {
         const answer = cosignGenesis(config.name, credentials.key, record);
-        link?.send(
+        link.send(
           answer.ok
             ? { t: "cosign", request, signature: answer.signature }
             : { t: "cosign-refused", request, reason: answer.reason },
         );
         return Promise.resolve();
       },
+    },
+  });
+  const history = new History({
+    store,
+    self: config.name,
+    inbox,
+    trust,
+    log,
+    resolveKeys: async (names) => {
+      const agents = await link.resolve(names);
+      return new Map(agents.map((a) => [a.name, "publicKey" in a ? a.publicKey : undefined]));
     },
   });
   const posts = new Posts({ store, self: config.name, key: credentials.key, link, history, log });

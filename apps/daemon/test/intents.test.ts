@@ -21,7 +21,8 @@ function exportHistory(dataDir: string): Exported[] {
     .map((l) => JSON.parse(l) as Exported);
 }
 
-const texts = (items: Awaited<ReturnType<typeof readAll>>) => items.map((e) => e.item.message.content[0].text as string);
+const texts = (items: Awaited<ReturnType<typeof readAll>>) =>
+  items.map((e) => e.item.message.content[0].text as string);
 
 describe("bound intents", () => {
   let net: Network;
@@ -39,14 +40,19 @@ describe("bound intents", () => {
   it("makes distinct posts for distinct calls with identical input", async () => {
     await net.send("alice", "agent:bob", "same words");
     await net.send("alice", "agent:bob", "same words");
-    const items = (await waitForItems(net.agent("bob"), 3)).filter((e) => e.item.message.content[0].text === "same words");
+    const items = (await waitForItems(net.agent("bob"), 3)).filter(
+      (e) => e.item.message.content[0].text === "same words",
+    );
     expect(items).toHaveLength(2);
     expect(items[0]!.item.message.postId).not.toBe(items[1]!.item.message.postId);
   });
 
   it("answers delivery-pending when the router stops answering after binding, then delivers once it returns", async () => {
     net.router.proc.child.kill("SIGSTOP");
-    const outcome = await callTool(net.agent("alice").mcp.client, "send_message", { to: "agent:bob", text: "pending one" });
+    const outcome = await callTool(net.agent("alice").mcp.client, "send_message", {
+      to: "agent:bob",
+      text: "pending one",
+    });
     expect(outcome).toMatchObject({ ok: false, code: -32030, data: { reason: "delivery-pending" } });
     net.router.proc.child.kill("SIGCONT");
     const items = await eventually(async () => {
@@ -58,16 +64,23 @@ describe("bound intents", () => {
 
   it("keeps the persisted PostId across a daemon restart and never duplicates the post", async () => {
     net.router.proc.child.kill("SIGSTOP");
-    const outcome = await callTool(net.agent("alice").mcp.client, "send_message", { to: "agent:bob", text: "survives restart" });
+    const outcome = await callTool(net.agent("alice").mcp.client, "send_message", {
+      to: "agent:bob",
+      text: "survives restart",
+    });
     expect(outcome).toMatchObject({ ok: false, data: { reason: "delivery-pending" } });
     // The daemon stops while the proposal sits unanswered; the router then commits it.
     await net.stop("alice");
     net.router.proc.child.kill("SIGCONT");
-    await eventually(async () => ((texts(await readAll(net.agent("bob")))).includes("survives restart") ? true : undefined));
+    await eventually(async () =>
+      texts(await readAll(net.agent("bob"))).includes("survives restart") ? true : undefined,
+    );
     // Restarted, alice proposes the same bound intent again; the router answers with the record it has.
     await net.restart("alice");
     const survivors = await eventually(async () => {
-      const found = exportHistory(net.agent("alice").daemon.dataDir).filter((r) => r.content[0]?.text === "survives restart");
+      const found = exportHistory(net.agent("alice").daemon.dataDir).filter(
+        (r) => r.content[0]?.text === "survives restart",
+      );
       return found.length > 0 ? found : undefined;
     });
     expect(survivors).toHaveLength(1);
@@ -79,12 +92,17 @@ describe("bound intents", () => {
 
   it("delivers a post bound while the router was down once a new router process serves its data", async () => {
     net.router.proc.child.kill("SIGSTOP");
-    const outcome = await callTool(net.agent("alice").mcp.client, "send_message", { to: "agent:bob", text: "after router restart" });
+    const outcome = await callTool(net.agent("alice").mcp.client, "send_message", {
+      to: "agent:bob",
+      text: "after router restart",
+    });
     expect(outcome).toMatchObject({ ok: false, data: { reason: "delivery-pending" } });
     net.router.proc.child.kill("SIGKILL");
     net.router = await net.router.restart();
     const items = await eventually(async () => {
-      const found = (await readAll(net.agent("bob"))).filter((e) => e.item.message.content[0].text === "after router restart");
+      const found = (await readAll(net.agent("bob"))).filter(
+        (e) => e.item.message.content[0].text === "after router restart",
+      );
       return found.length > 0 ? found : undefined;
     }, 30_000);
     expect(items).toHaveLength(1);

@@ -30,20 +30,23 @@ describe("many concurrent senders in one group", () => {
   it("all succeed, and every member's history agrees on one total order", async () => {
     let expected = 1; // the genesis
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 4 }), { minLength: MEMBERS.length, maxLength: MEMBERS.length }), async (counts) => {
-        const sends = MEMBERS.flatMap((name, i) =>
-          Array.from({ length: counts[i]! }, (_, k) => net.send(name, GROUP, `${name} #${k} of run ${expected}`)),
-        );
-        const results = await Promise.all(sends);
-        expect(results.every((r) => Object.keys(r).length === 0)).toBe(true);
-        expected += sends.length;
-        const histories = await eventually(async () => {
-          const all = await Promise.all(MEMBERS.map(historyOf));
-          return all.every((h) => h.length === expected) ? all : undefined;
-        });
-        for (const history of histories.slice(1)) expect(history).toEqual(histories[0]);
-        expect(new Set(histories[0]).size).toBe(expected);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 4 }), { minLength: MEMBERS.length, maxLength: MEMBERS.length }),
+        async (counts) => {
+          const sends = MEMBERS.flatMap((name, i) =>
+            Array.from({ length: counts[i]! }, (_, k) => net.send(name, GROUP, `${name} #${k} of run ${expected}`)),
+          );
+          const results = await Promise.all(sends);
+          expect(results.every((r) => Object.keys(r).length === 0)).toBe(true);
+          expected += sends.length;
+          const histories = await eventually(async () => {
+            const all = await Promise.all(MEMBERS.map(historyOf));
+            return all.every((h) => h.length === expected) ? all : undefined;
+          });
+          for (const history of histories.slice(1)) expect(history).toEqual(histories[0]);
+          expect(new Set(histories[0]).size).toBe(expected);
+        },
+      ),
       { numRuns: 4 },
     );
   });

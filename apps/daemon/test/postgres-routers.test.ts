@@ -40,7 +40,8 @@ describe("two routers sharing one PostgreSQL", () => {
   });
 
   const agent = (name: string) => ({ daemon: daemons.get(name)!, mcp: clients.get(name)! });
-  const send = (from: string, to: string, text: string) => tool(clients.get(from)!.client, "send_message", { to, text });
+  const send = (from: string, to: string, text: string) =>
+    tool(clients.get(from)!.client, "send_message", { to, text });
 
   it("delivers a direct message between daemons linked to different routers", async () => {
     await send("alice", "agent:bob", "across routers");
@@ -51,24 +52,34 @@ describe("two routers sharing one PostgreSQL", () => {
     expect(await send("bob", GROUP, "group across routers")).toEqual({});
     for (const name of ["alice", "carol"]) {
       await eventually(async () =>
-        (await readAll(agent(name))).some((e) => e.item.message.content[0].text === "group across routers") ? true : undefined,
+        (await readAll(agent(name))).some((e) => e.item.message.content[0].text === "group across routers")
+          ? true
+          : undefined,
       );
     }
   });
 
   it("keeps one order per conversation and loses no push under concurrent sends through both routers", async () => {
-    const sends = ["alice", "bob", "carol"].flatMap((name) => Array.from({ length: 5 }, (_, i) => send(name, GROUP, `${name}-${i}`)));
+    const sends = ["alice", "bob", "carol"].flatMap((name) =>
+      Array.from({ length: 5 }, (_, i) => send(name, GROUP, `${name}-${i}`)),
+    );
     await Promise.all(sends);
     const histories = await eventually(async () => {
       const all = await Promise.all(
-        ["alice", "bob", "carol"].map(async (name) => (await ownerClient(daemons.get(name)!).history.records.query({ conversation: GROUP, limit: 200 })).records.map((r) => r.recordHash)),
+        ["alice", "bob", "carol"].map(async (name) =>
+          (
+            await ownerClient(daemons.get(name)!).history.records.query({ conversation: GROUP, limit: 200 })
+          ).records.map((r) => r.recordHash),
+        ),
       );
       return all.every((h) => h.length === 17) ? all : undefined;
     });
     expect(histories[1]).toEqual(histories[0]);
     expect(histories[2]).toEqual(histories[0]);
     for (const name of ["alice", "bob", "carol"]) {
-      const texts = (await readAll(agent(name))).map((e) => e.item.message.content[0].text as string).filter((t) => /^[a-z]+-\d$/.test(t));
+      const texts = (await readAll(agent(name)))
+        .map((e) => e.item.message.content[0].text as string)
+        .filter((t) => /^[a-z]+-\d$/.test(t));
       expect(texts).toHaveLength(10);
     }
   });

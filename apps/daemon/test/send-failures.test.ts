@@ -41,7 +41,10 @@ describe("every SendError reason, provoked through real processes", () => {
   });
 
   it("content-invalid: a malformed operation, naming each failing field", async () => {
-    const outcome = await send("agent:bob", '{"gather": "", "deadline": 0, "requestedSchema": {"type": "object", "properties": {}}}');
+    const outcome = await send(
+      "agent:bob",
+      '{"gather": "", "deadline": 0, "requestedSchema": {"type": "object", "properties": {}}}',
+    );
     expect(outcome).toMatchObject(refused("content-invalid"));
     expect(!outcome.ok && (outcome.data as { detail: string }).detail).toMatch(/gather.*deadline|deadline.*gather/);
   });
@@ -51,7 +54,9 @@ describe("every SendError reason, provoked through real processes", () => {
     const mcp = await connect(impostor.mcpUrl, impostor.runtimeToken);
     try {
       await eventually(async () => (impostor.stderr().includes("name-taken") ? true : undefined));
-      expect(await callTool(mcp.client, "send_message", { to: "agent:alice", text: "x" })).toMatchObject(refused("not-registered"));
+      expect(await callTool(mcp.client, "send_message", { to: "agent:alice", text: "x" })).toMatchObject(
+        refused("not-registered"),
+      );
     } finally {
       await mcp.close();
       await impostor.stop();
@@ -66,7 +71,9 @@ describe("every SendError reason, provoked through real processes", () => {
     mkdirSync(dataDir);
     const dave = await net.add("dave", { dataDir });
     try {
-      expect(await callTool(dave.mcp.client, "send_message", { to: "agent:bob", text: "warm up" })).toMatchObject({ ok: true });
+      expect(await callTool(dave.mcp.client, "send_message", { to: "agent:bob", text: "warm up" })).toMatchObject({
+        ok: true,
+      });
       const filler = path.join(mount, "filler");
       try {
         execFileSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=64k"], { stdio: "ignore" });
@@ -75,9 +82,13 @@ describe("every SendError reason, provoked through real processes", () => {
       }
       const before = (await waitForItems(net.agent("bob"), 1)).length;
       const big = "y".repeat(200_000);
-      expect(await callTool(dave.mcp.client, "send_message", { to: "agent:bob", text: big })).toMatchObject(refused("persistence-failed"));
+      expect(await callTool(dave.mcp.client, "send_message", { to: "agent:bob", text: big })).toMatchObject(
+        refused("persistence-failed"),
+      );
       rmSync(filler);
-      expect(await callTool(dave.mcp.client, "send_message", { to: "agent:bob", text: "space again" })).toMatchObject({ ok: true });
+      expect(await callTool(dave.mcp.client, "send_message", { to: "agent:bob", text: "space again" })).toMatchObject({
+        ok: true,
+      });
       const after = await waitForItems(net.agent("bob"), before + 1);
       expect(after.map((e) => e.item.message.content[0].text)).not.toContain(big);
     } finally {
@@ -91,7 +102,9 @@ describe("every SendError reason, provoked through real processes", () => {
     const frank = await DaemonProcess.start({ name: "frank", router: "ws://127.0.0.1:9" });
     const mcp = await connect(frank.mcpUrl, frank.runtimeToken);
     try {
-      expect(await callTool(mcp.client, "send_message", { to: "agent:bob", text: "x" })).toMatchObject(refused("network-unavailable"));
+      expect(await callTool(mcp.client, "send_message", { to: "agent:bob", text: "x" })).toMatchObject(
+        refused("network-unavailable"),
+      );
     } finally {
       await mcp.close();
       await frank.stop();

@@ -26,9 +26,15 @@ describe("a daemon verifies every record it stores", () => {
     removeDirs(bob.dataDir);
   });
 
-  const texts = async () => (await readAll({ daemon: bob, mcp: bobMcp })).map((e) => e.item.message.content[0].text as string);
-  const refusals = () => bob.stderr().split("\n").filter((l) => l.includes("refused a record"));
-  const waitForRefusals = (n: number) => eventually(async () => (refusals().length >= n ? refusals() : undefined), 10_000, `${n} refusals`);
+  const texts = async () =>
+    (await readAll({ daemon: bob, mcp: bobMcp })).map((e) => e.item.message.content[0].text as string);
+  const refusals = () =>
+    bob
+      .stderr()
+      .split("\n")
+      .filter((l) => l.includes("refused a record"));
+  const waitForRefusals = (n: number) =>
+    eventually(async () => (refusals().length >= n ? refusals() : undefined), 10_000, `${n} refusals`);
 
   let first: ReturnType<FakeRouter["post"]>;
 
@@ -45,7 +51,11 @@ describe("a daemon verifies every record it stores", () => {
     const tampered = Buffer.from(frame.record);
     const at = tampered.indexOf(Buffer.from("original"));
     tampered.write("ORIGINAL", at);
-    router.push({ ...frame, record: new Uint8Array(tampered), certificate: router.frame("alice", conv, 2, tampered).certificate });
+    router.push({
+      ...frame,
+      record: new Uint8Array(tampered),
+      certificate: router.frame("alice", conv, 2, tampered).certificate,
+    });
     const lines = await waitForRefusals(1);
     expect(lines.at(-1)).toContain("signature of alice does not verify");
   });
@@ -85,7 +95,11 @@ describe("a daemon verifies every record it stores", () => {
     const canonical = Buffer.from(encodeRecord(draft));
     // Spell the integer `v: 1` in two bytes instead of one: same value, another encoding.
     const at = canonical.indexOf(Buffer.from([0x61, 0x76, 0x01]));
-    const widened = Buffer.concat([canonical.subarray(0, at + 2), Buffer.from([0x18, 0x01]), canonical.subarray(at + 3)]);
+    const widened = Buffer.concat([
+      canonical.subarray(0, at + 2),
+      Buffer.from([0x18, 0x01]),
+      canonical.subarray(at + 3),
+    ]);
     router.push(router.frame("alice", conv, 2, widened));
     const lines = await waitForRefusals(6);
     expect(lines.at(-1)).toContain("not canonical CBOR");

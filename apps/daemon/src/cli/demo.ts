@@ -51,7 +51,11 @@ async function choosePorts(file: string): Promise<Ports> {
 }
 
 export async function runDemoCommand(argv: readonly string[]): Promise<void> {
-  const { values } = parseArgs({ args: [...argv], options: { data: { type: "string", default: ".data/demo" } }, strict: true });
+  const { values } = parseArgs({
+    args: [...argv],
+    options: { data: { type: "string", default: ".data/demo" } },
+    strict: true,
+  });
   const dataDir = path.resolve(values.data);
   const logs = path.join(dataDir, "logs");
   mkdirSync(logs, { recursive: true, mode: 0o700 });
@@ -65,17 +69,32 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
   };
   const logEnv = { LOG_LEVEL: process.env.LOG_LEVEL ?? "info" };
   try {
-    const router = spawnServer(process.execPath, [CLI, "router", "--data", path.join(dataDir, "router"), "--listen", `127.0.0.1:${ports.router}`], {
-      env: logEnv,
-      logFile: path.join(logs, "router.log"),
-    });
+    const router = spawnServer(
+      process.execPath,
+      [CLI, "router", "--data", path.join(dataDir, "router"), "--listen", `127.0.0.1:${ports.router}`],
+      {
+        env: logEnv,
+        logFile: path.join(logs, "router.log"),
+      },
+    );
     children.push(router);
     const routerUrl = (await router.ready).router as string;
 
     const daemons = AGENTS.map((agent) => {
       const server = spawnServer(
         process.execPath,
-        [CLI, "daemon", "--name", agent, "--router", routerUrl, "--data", path.join(dataDir, agent), "--listen", `127.0.0.1:${ports.daemons[agent]}`],
+        [
+          CLI,
+          "daemon",
+          "--name",
+          agent,
+          "--router",
+          routerUrl,
+          "--data",
+          path.join(dataDir, agent),
+          "--listen",
+          `127.0.0.1:${ports.daemons[agent]}`,
+        ],
         { env: logEnv, logFile: path.join(logs, `${agent}.log`) },
       );
       children.push(server);
@@ -114,7 +133,10 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
       "Social Harness demo network is running (Ctrl-C stops it).",
       `  data:    ${dataDir}  (logs in ${logs})`,
       `  router:  ${routerUrl}`,
-      ...ready.map((line) => `  ${String(line.name).padEnd(7)}  MCP ${String(line.mcp)}  token file ${path.join(line.data as string, "runtime.token")}`),
+      ...ready.map(
+        (line) =>
+          `  ${String(line.name).padEnd(7)}  MCP ${String(line.mcp)}  token file ${path.join(line.data as string, "runtime.token")}`,
+      ),
       `  console: ${login}`,
       "           (a one-time login link; open it in your browser)",
       "",
@@ -126,7 +148,10 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
         console: login,
         router: routerUrl,
         daemons: Object.fromEntries(
-          ready.map((line) => [line.name, { mcp: line.mcp, data: line.data, runtimeTokenFile: path.join(line.data as string, "runtime.token") }]),
+          ready.map((line) => [
+            line.name as string,
+            { mcp: line.mcp, data: line.data, runtimeTokenFile: path.join(line.data as string, "runtime.token") },
+          ]),
         ),
       })}\n`,
     );

@@ -22,7 +22,11 @@ function progressBar(done: number, total: number): string {
 export async function runHistoryCommand(argv: readonly string[]): Promise<void> {
   const [verb, ...rest] = argv;
   if (verb !== "export") throw new Error("usage: social-harness history export --data <dir> [--out <file>]");
-  const { values } = parseArgs({ args: rest, options: { data: { type: "string" }, out: { type: "string" } }, strict: true });
+  const { values } = parseArgs({
+    args: rest,
+    options: { data: { type: "string" }, out: { type: "string" } },
+    strict: true,
+  });
   if (values.data === undefined) throw new Error("--data <dir> is required");
   const db = new Database(path.join(path.resolve(values.data), "daemon.db"), { readonly: true, fileMustExist: true });
   const out: NodeJS.WritableStream = values.out === undefined ? process.stdout : createWriteStream(values.out);

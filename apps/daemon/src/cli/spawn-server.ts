@@ -34,20 +34,22 @@ export function spawnServer(command: string, args: readonly string[], options: S
   });
   let stderr = "";
   if (options.logFile === undefined) {
-    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   } else {
-    child.stderr!.pipe(createWriteStream(options.logFile, { flags: "a" }));
+    child.stderr.pipe(createWriteStream(options.logFile, { flags: "a" }));
   }
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const isReady = options.isReady ?? isJsonReady;
   const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
     let stdout = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
+    child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
       const line = stdout.split("\n").find(isReady);
       if (line !== undefined) resolve(line.startsWith("{") ? (JSON.parse(line) as Record<string, unknown>) : { line });
     });
-    void exited.then((code) => reject(new Error(`${[command, ...args].join(" ")} exited with ${code} before it was ready\n${stderr}`)));
+    void exited.then((code) =>
+      reject(new Error(`${[command, ...args].join(" ")} exited with ${code} before it was ready\n${stderr}`)),
+    );
   });
   ready.catch(() => undefined);
   return {

@@ -30,7 +30,10 @@ export function exportRecord(row: StoredRecordRow): HistoryExportRecord {
     ...(record.members === undefined ? {} : { members: record.members.map((m) => `agent:${m}`) }),
     disposition: row.disposition as HistoryExportRecord["disposition"],
     record: encodeBase64url(row.bytes),
-    signatures: (signatures.value as RecordFrame["signatures"]).map((s) => ({ signer: s.signer, signature: encodeBase64url(s.signature) })),
+    signatures: (signatures.value as RecordFrame["signatures"]).map((s) => ({
+      signer: s.signer,
+      signature: encodeBase64url(s.signature),
+    })),
     certificate: encodeBase64url(row.certificate),
   };
 }

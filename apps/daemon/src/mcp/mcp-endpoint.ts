@@ -99,7 +99,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       try {
         result = await entry.tool.run(args.data, {
           principal,
-          meta: ctx.mcpReq._meta as Record<string, unknown> | undefined,
+          meta: ctx.mcpReq._meta,
           signal: ctx.mcpReq.signal,
         });
       } catch (error) {

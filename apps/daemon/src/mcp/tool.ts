@@ -26,7 +26,7 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
 }
 
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(tool: ToolDefinition<I, O>): ToolDefinition {
-  return tool as unknown as ToolDefinition;
+  return tool;
 }
 
 /** A JSON-RPC error a tool answers with. */

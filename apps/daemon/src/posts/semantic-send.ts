@@ -59,7 +59,9 @@ export class SemanticSend {
     } catch (error) {
       if (error instanceof SendError || error instanceof CollectiveError) throw error;
       this.log.error({ err: error }, "a send ended without a typed failure");
-      throw new SendError("outcome-unknown", "the send ended without a typed failure; the message may have been sent", { cause: error });
+      throw new SendError("outcome-unknown", "the send ended without a typed failure; the message may have been sent", {
+        cause: error,
+      });
     }
   }
 

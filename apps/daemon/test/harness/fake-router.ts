@@ -37,7 +37,14 @@ export class FakeRouter {
   ) {
     wss.on("connection", (socket) => {
       this.socket = socket;
-      socket.send(encodeFrame({ t: "challenge", protocol: this.protocol, nonce: new Uint8Array(32), routerKey: this.key.publicKey }));
+      socket.send(
+        encodeFrame({
+          t: "challenge",
+          protocol: this.protocol,
+          nonce: new Uint8Array(32),
+          routerKey: this.key.publicKey,
+        }),
+      );
       socket.on("message", (data: Buffer) => {
         const read = decodeClientFrame(new Uint8Array(data));
         if (!read.ok) return;
@@ -105,12 +112,21 @@ export class FakeRouter {
       author,
       postId: mintId("post"),
       at: Date.now(),
-      content: [{ type: "text", text }, { type: "collective", op: "multicast" }],
+      content: [
+        { type: "text", text },
+        { type: "collective", op: "multicast" },
+      ],
     };
   }
 
   /** A correctly signed and certified frame for `bytes` at `seq`. */
-  frame(author: string, conv: string, seq: number, bytes: Uint8Array, signer: SigningKey = this.agent(author)): RecordFrame {
+  frame(
+    author: string,
+    conv: string,
+    seq: number,
+    bytes: Uint8Array,
+    signer: SigningKey = this.agent(author),
+  ): RecordFrame {
     return {
       t: "record",
       conv,
@@ -121,7 +137,13 @@ export class FakeRouter {
     };
   }
 
-  post(author: string, conv: string, seq: number, prev: string | null, text: string): { frame: RecordFrame; hash: string } {
+  post(
+    author: string,
+    conv: string,
+    seq: number,
+    prev: string | null,
+    text: string,
+  ): { frame: RecordFrame; hash: string } {
     const bytes = encodeRecord(this.draft(author, conv, prev, text));
     return { frame: this.frame(author, conv, seq, bytes), hash: recordHashOf(bytes) };
   }
@@ -131,7 +153,9 @@ export class FakeRouter {
   }
 
   acks(): { conv: string; seq: number }[] {
-    return this.received.filter((f): f is Extract<ClientFrame, { t: "ack" }> => f.t === "ack").map((f) => ({ conv: f.conv, seq: f.seq }));
+    return this.received
+      .filter((f): f is Extract<ClientFrame, { t: "ack" }> => f.t === "ack")
+      .map((f) => ({ conv: f.conv, seq: f.seq }));
   }
 
   async close(): Promise<void> {

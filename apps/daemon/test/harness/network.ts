@@ -18,7 +18,10 @@ export class Network {
     this.dirs.push(router.dataDir);
   }
 
-  static async start(names: readonly string[], options: Partial<DaemonOptions> & { database?: string } = {}): Promise<Network> {
+  static async start(
+    names: readonly string[],
+    options: Partial<DaemonOptions> & { database?: string } = {},
+  ): Promise<Network> {
     const network = new Network(await RouterProcess.start({ database: options.database }));
     await Promise.all(names.map((name) => network.add(name, options)));
     return network;
@@ -79,7 +82,10 @@ export async function readAll(agent: Agent): Promise<InboxItem[]> {
   const items: InboxItem[] = [];
   let cursor: string | undefined;
   do {
-    const page = (await tool(agent.mcp.client, "read_inbox", cursor === undefined ? {} : { cursor })) as { items: InboxItem[]; nextCursor?: string };
+    const page = (await tool(agent.mcp.client, "read_inbox", cursor === undefined ? {} : { cursor })) as {
+      items: InboxItem[];
+      nextCursor?: string;
+    };
     items.push(...page.items);
     cursor = page.nextCursor;
   } while (cursor !== undefined);
@@ -92,7 +98,8 @@ export async function waitForItems(agent: Agent, count: number, timeoutMs = 20_0
   for (;;) {
     const items = await readAll(agent);
     if (items.length >= count) return items;
-    if (Date.now() > deadline) throw new Error(`expected ${count} items, found ${items.length}: ${JSON.stringify(items)}`);
+    if (Date.now() > deadline)
+      throw new Error(`expected ${count} items, found ${items.length}: ${JSON.stringify(items)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -13,7 +13,9 @@ export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".
 export type Proc = ServerProcess;
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): { proc: Proc; ready: Promise<Record<string, unknown>> } {
-  const proc = spawnServer(process.execPath, [CLI, ...args], { env: { LOG_LEVEL: process.env.LOG_LEVEL ?? "debug", ...env } });
+  const proc = spawnServer(process.execPath, [CLI, ...args], {
+    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? "debug", ...env },
+  });
   return { proc, ready: proc.ready };
 }
 
