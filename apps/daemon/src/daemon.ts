@@ -13,6 +13,8 @@ import { History } from "./history/history.service.js";
 import { loadCredentials, principalOf, type Credentials } from "./identity/identity.js";
 import { Inbox } from "./inbox/inbox.service.js";
 import { inboxTools } from "./inbox/inbox.tools.js";
+import { Collectives } from "./collectives/collectives.service.js";
+import { recoverCollectives } from "./collectives/recovery.js";
 import { createMcpEndpoint } from "./mcp/mcp-endpoint.js";
 import { appRouter } from "./owner/app-router.js";
 import type { OwnerServices } from "./owner/services.js";
@@ -33,6 +35,8 @@ export interface DaemonConfig {
   readonly log: Logger;
   /** How long a router request may take before the link counts it lost. */
   readonly routerTimeoutMs?: number;
+  /** How long a gather or all_gather send waits for its request posts (seed 003: 20 s). */
+  readonly collectiveWaitMs?: number;
 }
 
 export interface RunningDaemon {
@@ -106,6 +110,20 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   });
   const posts = new Posts({ store, self: config.name, key: credentials.key, link, history, log });
   const semanticSend = new SemanticSend(posts, log);
+  const collectives = new Collectives({
+    store,
+    self: config.name,
+    posts,
+    inbox,
+    trust,
+    log,
+    sendWaitMs: config.collectiveWaitMs,
+  });
+  history.collectives = collectives;
+  semanticSend.collectives = collectives;
+  const recovered = await recoverCollectives(store, inbox, Date.now);
+  if (recovered.retired + recovered.failed > 0)
+    log.info(recovered, "retired collective requests and operations lost at restart");
 
   const mcp = createMcpEndpoint({
     credentials,
@@ -161,6 +179,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
         http.close(() => resolve());
         http.closeAllConnections();
       });
+      collectives.stop();
       await link.close();
       await store.close();
     },

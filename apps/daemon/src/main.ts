@@ -19,6 +19,7 @@ export const DAEMON_OPTIONS = {
   listen: { type: "string", default: "127.0.0.1:0" },
   trust: { type: "string", default: "open" },
   "router-timeout-ms": { type: "string" },
+  "collective-wait-ms": { type: "string" },
   "unsafe-allow-local-callbacks": { type: "boolean", default: false },
 } as const;
 
@@ -31,7 +32,13 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
   if (values.trust !== "open" && values.trust !== "allowlist") throw new Error("--trust is open or allowlist");
   const log = pino({ name: values.name, level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const { host, port } = parseListen(values.listen);
-  const timeout = values["router-timeout-ms"] === undefined ? undefined : Number(values["router-timeout-ms"]);
+  const milliseconds = (flag: "router-timeout-ms" | "collective-wait-ms") => {
+    const value = values[flag];
+    if (value === undefined) return undefined;
+    const ms = Number(value);
+    if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error(`--${flag} takes a positive number of milliseconds`);
+    return ms;
+  };
   const daemon = await startDaemon({
     name: values.name,
     routerUrl: values.router,
@@ -40,7 +47,8 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
     port,
     trust: values.trust,
     log,
-    routerTimeoutMs: timeout,
+    routerTimeoutMs: milliseconds("router-timeout-ms"),
+    collectiveWaitMs: milliseconds("collective-wait-ms"),
   });
   process.stdout.write(
     `${JSON.stringify({ ready: true, name: daemon.name, mcp: daemon.mcpUrl, trpc: daemon.trpcUrl, data: daemon.dataDir })}\n`,

@@ -91,7 +91,33 @@ export interface TrustedAgentsTable {
   added_at: number;
 }
 
+export interface CollectiveRequestsTable {
+  id: string;
+  record_hash: string;
+  conv: string;
+  op: string;
+  requester: string;
+  deadline_at: number;
+  received_at: number;
+  /** The token of the result item, once the all_gather close was applied here. */
+  result_token: string | null;
+}
+
+export interface CollectiveOperationsTable {
+  id: string;
+  op: string;
+  address: string;
+  question: string;
+  deadline_at: number;
+  /** "open", then "done" or "failed". */
+  state: string;
+  created_at: number;
+  settled_at: number | null;
+}
+
 export interface DaemonDatabase {
+  collective_requests: CollectiveRequestsTable;
+  collective_operations: CollectiveOperationsTable;
   pinned_keys: PinnedKeysTable;
   router_identity: RouterIdentityTable;
   conversations: ConversationsTable;

@@ -45,8 +45,10 @@ export interface CollectiveSink {
       projection: Extract<Projection, { kind: "collective" }>;
     },
   ): Promise<"delivered" | "held" | "consumed">;
-  /** Runs after the commit (timers, waking waiters). */
-  afterCommit?(record: RecordFields, hash: string): void;
+  /** Runs inside the storing transaction of a record this agent authored. */
+  absorbOwn(trx: Trx, input: { record: RecordFields; hash: string }): Promise<void>;
+  /** Runs after the commit of any stored record. */
+  afterCommit(record: RecordFields, hash: string): void;
 }
 
 export interface HistoryDeps {
@@ -168,7 +170,7 @@ export class History {
       await this.advance(trx, conv);
     });
     if (admitted) this.deps.inbox.changed();
-    if (projection.kind === "collective") this.collectives?.afterCommit?.(record, hash);
+    this.collectives?.afterCommit(record, hash);
     for (const listener of this.storedListeners) listener(conv);
     return "stored";
   }
@@ -244,11 +246,14 @@ export class History {
       disposition: "own",
       storedAt: this.now(),
     });
+    await this.collectives?.absorbOwn(trx, { record: input.record, hash: input.hash });
     await this.advance(trx, input.conv);
   }
 
-  notifyStored(conv: string): void {
-    for (const listener of this.storedListeners) listener(conv);
+  /** After a storeOwn transaction commits. */
+  ownStored(record: RecordFields, hash: string): void {
+    this.collectives?.afterCommit(record, hash);
+    for (const listener of this.storedListeners) listener(record.conv);
   }
 }
 

@@ -110,6 +110,12 @@ export class Posts {
     return parsed.address;
   }
 
+  /** The canonical form of `to`, or undefined when it has none. */
+  tryCanonicalise(to: string): string | undefined {
+    const parsed = parseMessageAddress(to, this.deps.self);
+    return parsed.ok ? parsed.address.address : undefined;
+  }
+
   async checkLink(): Promise<void> {
     try {
       await this.deps.link.ready();
@@ -309,7 +315,7 @@ export class Posts {
     } catch (cause) {
       throw new SendError("outcome-unknown", "the post was certified but could not be stored locally", { cause });
     }
-    this.deps.history.notifyStored(answer.conv);
+    this.deps.history.ownStored(read.record, answer.record);
     return { conv: answer.conv, postId: intent.postId, hash: answer.record, seq: answer.seq };
   }
 

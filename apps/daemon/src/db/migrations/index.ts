@@ -1,7 +1,9 @@
 /** The daemon's numbered, frozen migrations, in execution order. */
 import type { Migration } from "kysely/migration";
 import { migration0001 } from "./0001_daemon.js";
+import { migration0002 } from "./0002_collectives.js";
 
 export const daemonMigrations: Record<string, Migration> = {
   "0001_daemon": migration0001,
+  "0002_collectives": migration0002,
 };

@@ -1,0 +1,329 @@
+/**
+ * The requester's side of gather and all_gather (seed 003 "Operations"). A gather posts one request
+ * per member in that member's direct conversation; an all_gather posts one request to the group.
+ * The send waits for the request posts at most 20 s (never past the deadline). Answers count until
+ * the deadline, or until every member has settled; then a gather's result goes to the requester's
+ * inbox, and an all_gather is closed with the record hash of each counted answer. An operation ends
+ * in exactly one refusal or one result. Operation state is volatile; a row records that it started.
+ */
+import {
+  agentAddress,
+  checkContentSize,
+  checkRequestedSchema,
+  describeFormFailure,
+  directConversation,
+  MAX_DEADLINE_SECONDS,
+  type AnswerPart,
+  type CanonicalAddress,
+  type CollectiveMemberOutcome,
+  type Content,
+  type RequestedSchema,
+} from "@social-harness/protocol";
+import type { Logger } from "pino";
+import type { DaemonStore } from "../db/database.js";
+import type { Inbox } from "../inbox/inbox.service.js";
+import type { Posts } from "../posts/posts.service.js";
+import { SendError } from "../posts/send-error.js";
+import { CollectiveError } from "./collective-error.js";
+import { insertOperation, settleOperation } from "./collectives.store.js";
+import { outcomeOfAnswer, setLongTimeout } from "./outcomes.js";
+
+export interface RequesterDeps {
+  readonly store: DaemonStore;
+  readonly self: string;
+  readonly posts: Posts;
+  readonly inbox: Inbox;
+  readonly log: Logger;
+  readonly now: () => number;
+  /** How long a send waits for its request posts (seed 003: 20 s). */
+  readonly sendWaitMs: number;
+}
+
+export interface StartInput {
+  readonly id: string;
+  readonly nonce: string;
+  readonly op: "gather" | "all_gather";
+  readonly address: CanonicalAddress;
+  readonly question: string;
+  readonly deadline: number;
+  readonly requestedSchema: RequestedSchema;
+}
+
+interface Operation {
+  readonly id: string;
+  readonly op: "gather" | "all_gather";
+  readonly address: CanonicalAddress;
+  readonly question: string;
+  readonly schema: RequestedSchema;
+  readonly deadlineAt: number;
+  readonly members: readonly string[];
+  readonly refused: Map<string, string>;
+  /** The first answer of each member: its outcome and the record that carried it. */
+  readonly answers: Map<string, { outcome: CollectiveMemberOutcome; hash: string }>;
+  timer: { clear(): void } | undefined;
+  /** True while the send waits for its request posts; only the deadline completes it then. */
+  starting: boolean;
+  settled: boolean;
+}
+
+/** A refusal that means the post was not and will not be made. */
+function definiteRefusal(error: unknown): string | undefined {
+  if (!(error instanceof SendError)) return undefined;
+  return error.reason === "delivery-pending" || error.reason === "outcome-unknown" ? undefined : error.reason;
+}
+
+function membersOf(self: string, address: CanonicalAddress): string[] {
+  return address.kind === "agent" ? [address.name] : address.members.filter((m) => m !== self);
+}
+
+export class Requester {
+  private readonly operations = new Map<string, Operation>();
+  /** all_gathers whose send failed while their request post was still pending. */
+  private readonly failed = new Set<string>();
+
+  constructor(private readonly deps: RequesterDeps) {}
+
+  /** Checks everything that is refused before anything is sent. */
+  validate(input: Pick<StartInput, "op" | "address" | "question" | "deadline" | "requestedSchema">): void {
+    const schema = checkRequestedSchema(input.requestedSchema);
+    if (!schema.ok) throw new SendError("content-invalid", describeFormFailure(schema));
+    if (!Number.isInteger(input.deadline) || input.deadline < 1 || input.deadline > MAX_DEADLINE_SECONDS) {
+      throw new SendError("content-invalid", `deadline must be whole seconds from 1 to ${MAX_DEADLINE_SECONDS}`);
+    }
+    if (input.question.trim() === "") throw new SendError("content-invalid", "the question is empty");
+    if (input.op === "all_gather" && input.address.kind !== "group") {
+      throw new SendError("membership-invalid", "an all_gather asks a group with two or more other agents");
+    }
+  }
+
+  async start(input: StartInput): Promise<void> {
+    const { id, op, address } = input;
+    this.validate(input);
+    await this.deps.posts.checkLink();
+    const members = membersOf(this.deps.self, address);
+    const { unknown } = await this.deps.posts.resolve(members);
+    if (unknown.length > 0) {
+      throw new CollectiveError(
+        {
+          kind: "members-unreachable",
+          members: unknown.map((u) => ({ member: agentAddress(u.name), reason: u.reason })),
+        },
+        id,
+      );
+    }
+    const deadlineAt = this.deps.now() + input.deadline * 1000;
+    const content: Content = [
+      { type: "text", text: input.question },
+      { type: "collective", op, id, nonce: input.nonce, deadlineAt, requestedSchema: input.requestedSchema },
+    ];
+    const size = checkContentSize(content);
+    if (!size.ok) throw new SendError("content-invalid", size.reason);
+    try {
+      await insertOperation(
+        this.deps.store.db,
+        { id, op, address: address.address, question: input.question, deadlineAt },
+        this.deps.now(),
+      );
+    } catch (cause) {
+      throw new SendError("persistence-failed", "the operation could not be recorded; nothing was sent", { cause });
+    }
+    const operation: Operation = {
+      id,
+      op,
+      address,
+      question: input.question,
+      schema: input.requestedSchema,
+      deadlineAt,
+      members,
+      refused: new Map(),
+      answers: new Map(),
+      timer: undefined,
+      starting: true,
+      settled: false,
+    };
+    this.operations.set(id, operation);
+    operation.timer = setLongTimeout(() => void this.complete(operation), deadlineAt - this.deps.now());
+    const waitUntil = Math.min(this.deps.now() + this.deps.sendWaitMs, deadlineAt);
+    try {
+      if (op === "gather") await this.fanOut(operation, content, waitUntil);
+      else await this.postToGroup(operation, content, waitUntil);
+    } catch (error) {
+      await this.fail(operation);
+      throw error;
+    }
+    operation.starting = false;
+    this.settleIfComplete(operation);
+  }
+
+  private async fanOut(operation: Operation, content: Content, waitUntil: number): Promise<void> {
+    const posts = operation.members.map((member) =>
+      this.deps.posts.post({ kind: "agent", address: agentAddress(member), name: member }, content).then(
+        () => undefined,
+        (error: unknown) => {
+          const reason = definiteRefusal(error);
+          if (reason === undefined) {
+            this.deps.log.warn({ err: error, id: operation.id, member }, "a gather request is still certifying");
+            return;
+          }
+          operation.refused.set(member, reason);
+          this.settleIfComplete(operation);
+        },
+      ),
+    );
+    await Promise.race([Promise.all(posts), sleepUntil(waitUntil, this.deps.now)]);
+    // A deadline that completed the operation during the wait stands as its result.
+    if (!operation.settled && operation.refused.size === operation.members.length) {
+      throw new CollectiveError(
+        {
+          kind: "members-unreachable",
+          members: operation.members.map((m) => ({ member: agentAddress(m), reason: operation.refused.get(m)! })),
+        },
+        operation.id,
+      );
+    }
+  }
+
+  private async postToGroup(operation: Operation, content: Content, waitUntil: number): Promise<void> {
+    const post = this.deps.posts.post(operation.address, content).then(
+      () => ({ outcome: "certified" as const }),
+      (error: unknown) => ({ outcome: "failed" as const, error }),
+    );
+    const result = await Promise.race([
+      post,
+      sleepUntil(waitUntil, this.deps.now).then(() => ({ outcome: "waited" as const })),
+    ]);
+    if (result.outcome === "certified") return;
+    // If the deadline completed the operation first, its result stands (seed 003 "all_gather").
+    if (operation.settled && this.deps.now() >= operation.deadlineAt) return;
+    const reason =
+      result.outcome === "failed"
+        ? (definiteRefusal(result.error) ?? "certification-unavailable")
+        : "certification-unavailable";
+    const detail = result.outcome === "failed" && result.error instanceof SendError ? result.error.detail : undefined;
+    throw new CollectiveError(
+      {
+        kind: "members-unreachable",
+        members: operation.members.map((m) => ({
+          member: agentAddress(m),
+          reason: detail === undefined ? reason : `${reason}: ${detail}`,
+        })),
+      },
+      operation.id,
+    );
+  }
+
+  /** Records a member's first answer to an open operation; false when the answer is not counted. */
+  takeAnswer(input: {
+    id: string;
+    member: string;
+    conv: string;
+    hash: string;
+    response: AnswerPart["response"];
+  }): boolean {
+    const operation = this.operations.get(input.id);
+    if (operation === undefined || operation.settled || !operation.members.includes(input.member)) return false;
+    const expectedConv =
+      operation.op === "gather" ? directConversation(this.deps.self, input.member) : operation.address.address;
+    if (input.conv !== expectedConv || operation.answers.has(input.member)) return false;
+    if (this.deps.now() > operation.deadlineAt) return false;
+    operation.answers.set(input.member, {
+      outcome: outcomeOfAnswer(operation.schema, input.response),
+      hash: input.hash,
+    });
+    this.settleIfComplete(operation);
+    return true;
+  }
+
+  /** An operation completes early once every member has answered or was refused. */
+  private settleIfComplete(operation: Operation): void {
+    if (operation.settled || operation.starting) return;
+    if (operation.members.every((m) => operation.answers.has(m) || operation.refused.has(m)))
+      void this.complete(operation);
+  }
+
+  private async complete(operation: Operation): Promise<void> {
+    if (operation.settled) return;
+    operation.settled = true;
+    operation.timer?.clear();
+    try {
+      if (operation.op === "gather") {
+        const outcomes = operation.members.map((m) => ({
+          member: agentAddress(m),
+          outcome: operation.answers.get(m)?.outcome ?? ({ kind: "no-answer" } as const),
+        }));
+        const [first, ...rest] = outcomes;
+        await this.deps.store.db.transaction().execute(async (trx) => {
+          await this.deps.inbox.admit(trx, {
+            item: {
+              kind: "collectiveResult",
+              op: "gather",
+              id: operation.id,
+              to: operation.address.address,
+              question: operation.question,
+              outcomes: [first!, ...rest],
+            },
+          });
+          await settleOperation(trx, operation.id, "done", this.deps.now());
+        });
+        this.deps.inbox.changed();
+        this.operations.delete(operation.id);
+        return;
+      }
+      // The all_gather result comes from the certified close, at every member and here alike.
+      const close: Content = [
+        {
+          type: "collective",
+          op: "close",
+          id: operation.id,
+          answers: [...operation.members]
+            .sort()
+            .map((member) => ({ member, answer: operation.answers.get(member)?.hash ?? null })),
+        },
+      ];
+      await this.deps.posts.post(operation.address, close);
+    } catch (error) {
+      this.deps.log.error({ err: error, id: operation.id }, "completing a collective operation failed");
+    }
+  }
+
+  /** The certified close of our own all_gather was stored: the operation is done. */
+  closed(id: string): void {
+    this.operations.delete(id);
+    settleOperation(this.deps.store.db, id, "done", this.deps.now()).catch((error: unknown) =>
+      this.deps.log.error({ err: error, id }, "could not settle an operation"),
+    );
+  }
+
+  private async fail(operation: Operation): Promise<void> {
+    if (operation.settled) return;
+    operation.settled = true;
+    operation.timer?.clear();
+    this.operations.delete(operation.id);
+    if (operation.op === "all_gather") this.failed.add(operation.id);
+    await settleOperation(this.deps.store.db, operation.id, "failed", this.deps.now()).catch((error: unknown) =>
+      this.deps.log.error({ err: error, id: operation.id }, "could not record a failed operation"),
+    );
+  }
+
+  /**
+   * A request of an all_gather that already failed was certified after all (it was still pending
+   * when the send gave up): close it at once with no answers, so members are not left waiting.
+   */
+  async closeAbandoned(id: string, group: CanonicalAddress, members: readonly string[]): Promise<void> {
+    if (!this.failed.delete(id)) return;
+    const close: Content = [
+      { type: "collective", op: "close", id, answers: [...members].sort().map((member) => ({ member, answer: null })) },
+    ];
+    await this.deps.posts
+      .post(group, close)
+      .catch((error: unknown) => this.deps.log.warn({ err: error, id }, "closing an abandoned all_gather failed"));
+  }
+
+  stop(): void {
+    for (const operation of this.operations.values()) operation.timer?.clear();
+  }
+}
+
+function sleepUntil(at: number, now: () => number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, at - now())).unref());
+}
