@@ -12,18 +12,30 @@ import {
   generateSigningKey,
   LINK_PROTOCOL,
   mintId,
+  readRecord,
   recordHashOf,
   signCertificate,
   type ClientFrame,
+  type LinkRefusal,
   type RecordDraft,
+  type RecordFields,
   type RecordFrame,
   type RouterFrame,
   type SigningKey,
 } from "@social-harness/protocol";
 import { WebSocketServer, type WebSocket } from "ws";
 
+/** What the fake router does with a proposal: certify it (now or later), refuse it, or drop it. */
+export type ProposalPolicy = (proposal: { conv: string; author: string; record: RecordFields }) =>
+  | { action: "certify"; delayMs?: number }
+  | { action: "refuse"; reason: LinkRefusal; detail?: string }
+  | { action: "ignore" };
+
 export class FakeRouter {
   readonly key: SigningKey = generateSigningKey();
+  /** Heads of the conversations this router certified or pushed. */
+  readonly heads = new Map<string, { seq: number; hash: string }>();
+  policy: ProposalPolicy = () => ({ action: "certify" });
   readonly agents = new Map<string, SigningKey>();
   readonly received: ClientFrame[] = [];
   private socket: WebSocket | undefined;
@@ -81,6 +93,9 @@ export class FakeRouter {
       case "sync":
         socket.send(encodeFrame({ t: "synced" }));
         return;
+      case "propose":
+        this.propose(socket, frame);
+        return;
       case "resolve":
         socket.send(
           encodeFrame({
@@ -96,6 +111,49 @@ export class FakeRouter {
       default:
         return;
     }
+  }
+
+  private propose(socket: WebSocket, frame: Extract<ClientFrame, { t: "propose" }>): void {
+    const read = readRecord(frame.record);
+    if (!read.ok) {
+      socket.send(encodeFrame({ t: "refused", id: frame.id, reason: "malformed", detail: read.reason }));
+      return;
+    }
+    const { record, hash } = read;
+    const decision = this.policy({ conv: record.conv, author: record.author, record });
+    if (decision.action === "ignore") return;
+    if (decision.action === "refuse") {
+      socket.send(encodeFrame({ t: "refused", id: frame.id, reason: decision.reason, detail: decision.detail ?? "refused by the test" }));
+      return;
+    }
+    const certify = () => {
+      const head = this.heads.get(record.conv);
+      if (record.prev !== (head?.hash ?? null)) {
+        socket.send(encodeFrame({ t: "head-moved", id: frame.id, conv: record.conv, head: head?.hash ?? null }));
+        return;
+      }
+      const seq = (head?.seq ?? 0) + 1;
+      this.heads.set(record.conv, { seq, hash });
+      const certificate = signCertificate(this.key, { conv: record.conv, seq, record: hash });
+      socket.send(encodeFrame({ t: "certified", id: frame.id, conv: record.conv, seq, record: hash, certificate }));
+      this.certified.push({ conv: record.conv, seq, hash, record });
+    };
+    if (decision.delayMs === undefined) certify();
+    else setTimeout(certify, decision.delayMs);
+  }
+
+  /** Records this router certified for the daemon, in order. */
+  readonly certified: { conv: string; seq: number; hash: string; record: RecordFields }[] = [];
+
+  /** Pushes a record authored by `author` at the head of `conv`, signed and certified. */
+  pushNext(author: string, conv: string, content: RecordDraft["content"]): string {
+    const head = this.heads.get(conv);
+    const bytes = encodeRecord({ kind: "post", conv, prev: head?.hash ?? null, author, postId: mintId("post"), at: Date.now(), content });
+    const seq = (head?.seq ?? 0) + 1;
+    const hash = recordHashOf(bytes);
+    this.heads.set(conv, { seq, hash });
+    this.push(this.frame(author, conv, seq, bytes));
+    return hash;
   }
 
   /** Resolves once a daemon has authenticated. */

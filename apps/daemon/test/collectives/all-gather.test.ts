@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callTool, eventually, tool } from "../harness/mcp.js";
+import { Network, readAll, type Agent, type InboxItem } from "../harness/network.js";
+
+const FORM = {
+  type: "object",
+  properties: {
+    slot: { type: "string", oneOf: [{ const: "am", title: "Morning" }, { const: "pm", title: "Afternoon" }] },
+    note: { type: "string", maxLength: 40 },
+  },
+  required: ["slot"],
+};
+const allGather = (question: string, deadline: number) => JSON.stringify({ all_gather: question, deadline, requestedSchema: FORM });
+const GROUP = "group:alice,bob,carol,dave";
+
+async function waitForKind(agent: Agent, kind: string, count = 1, timeoutMs = 20_000): Promise<InboxItem[]> {
+  return eventually(async () => {
+    const items = (await readAll(agent)).filter((e) => e.item.kind === kind);
+    return items.length >= count ? items : undefined;
+  }, timeoutMs, `${count} ${kind} item(s)`);
+}
+
+describe("all_gather on real daemons", () => {
+  let net: Network;
+
+  beforeAll(async () => {
+    net = await Network.start(["alice", "bob", "carol", "dave"]);
+  });
+  afterAll(() => net?.close());
+
+  it("gives a requester and three members identical results, with a silent member reported as no-answer", async () => {
+    const { operationId } = await net.send("alice", "group:bob,carol,dave", allGather("Which slot works for the review?", 5));
+    expect(operationId).toMatch(/^col_/);
+    for (const name of ["bob", "carol", "dave"]) {
+      const [request] = await waitForKind(net.agent(name), "collectiveRequest");
+      expect(request!.item).toMatchObject({ op: "all_gather", id: operationId, from: "agent:alice", to: GROUP, requestedSchema: FORM });
+    }
+    expect(await net.send("bob", GROUP, '{"action":"accept","content":{"slot":"pm","note":"after lunch"}}')).toEqual({ operationId });
+    expect(await net.send("carol", GROUP, '{"action":"decline"}')).toEqual({ operationId });
+    const results = await Promise.all(["alice", "bob", "carol", "dave"].map((n) => waitForKind(net.agent(n), "collectiveResult")));
+    const expected = {
+      kind: "collectiveResult",
+      op: "all_gather",
+      id: operationId,
+      to: GROUP,
+      question: "Which slot works for the review?",
+      outcomes: [
+        { member: "agent:bob", outcome: { kind: "answered", content: { slot: "pm", note: "after lunch" } } },
+        { member: "agent:carol", outcome: { kind: "declined" } },
+        { member: "agent:dave", outcome: { kind: "no-answer" } },
+      ],
+    };
+    for (const [entry] of results) expect(entry!.item).toEqual(expected);
+    // Peer answers in the group conversation are consumed, never delivered.
+    for (const name of ["alice", "bob", "carol", "dave"]) {
+      const kinds = (await readAll(net.agent(name))).map((e) => e.item.kind);
+      expect(kinds.filter((k) => k === "multicast")).toEqual([]);
+      for (const entry of await readAll(net.agent(name))) {
+        await tool(net.agent(name).mcp.client, "acknowledge_delivery", { deliveryToken: entry.deliveryToken });
+      }
+    }
+  });
+
+  it("refuses an agent address and a group naming one other agent as membership-invalid", async () => {
+    for (const to of ["agent:bob", "group:bob"]) {
+      const outcome = await callTool(net.agent("alice").mcp.client, "send_message", { to, text: allGather("q", 30) });
+      expect(outcome).toMatchObject({ ok: false, code: -32030, data: { reason: "membership-invalid" } });
+    }
+  });
+
+  it("fails a cold group with an offline member, naming every member with the post's reason", async () => {
+    await net.add("erin");
+    await net.stop("erin");
+    const outcome = await callTool(net.agent("alice").mcp.client, "send_message", { to: "group:bob,erin", text: allGather("cold?", 30) });
+    expect(outcome).toMatchObject({
+      ok: false,
+      data: { reason: "collective-failed", failure: { kind: "members-unreachable" } },
+    });
+    const members = !outcome.ok ? (outcome.data as { failure: { members: { member: string; reason: string }[] } }).failure.members : [];
+    expect(members.map((m) => m.member)).toEqual(["agent:bob", "agent:erin"]);
+    for (const m of members) expect(m.reason).toMatch(/^certification-unavailable/);
+  });
+});
