@@ -8,9 +8,9 @@ import { readFile } from "node:fs/promises";
 import { apiError } from "./api-error";
 import type { DaemonConfig } from "./env";
 
-/** How long the console waits for a daemon's answer. */
+// How long the console waits for a daemon's answer.
 const UPSTREAM_TIMEOUT_MS = 30_000;
-/** tRPC procedure paths, one or several joined by commas for a batch; never a path separator. */
+// tRPC procedure paths, one or several joined by commas for a batch; never a path separator.
 const PROCEDURES = /^[A-Za-z0-9_.-]+(?:,[A-Za-z0-9_.-]+)*$/;
 
 async function readOwnerToken(daemon: DaemonConfig): Promise<string | undefined> {

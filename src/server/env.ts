@@ -6,7 +6,7 @@
 import "server-only";
 import * as z from "zod";
 
-/** A daemon's console name: lower-case letters, digits, `-` and `_`, safe in a URL path segment. */
+// A daemon's console name: lower-case letters, digits, `-` and `_`, safe in a URL path segment.
 const DaemonNameSchema = z
   .string()
   .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "must be 1-63 characters of a-z, 0-9, - and _, starting with a letter or digit");
@@ -27,7 +27,8 @@ const DaemonListSchema = z
   .superRefine((daemons, ctx) => {
     const seen = new Set<string>();
     for (const [index, daemon] of daemons.entries()) {
-      if (seen.has(daemon.name)) ctx.addIssue({ code: "custom", path: [index, "name"], message: `"${daemon.name}" is listed twice` });
+      if (seen.has(daemon.name))
+        ctx.addIssue({ code: "custom", path: [index, "name"], message: `"${daemon.name}" is listed twice` });
       seen.add(daemon.name);
     }
   });
@@ -84,18 +85,37 @@ export function parseConsoleEnv(env: Readonly<Record<string, string | undefined>
 const CACHE = Symbol.for("social-harness.console.env");
 type EnvCache = { [CACHE]?: ConsoleEnv };
 
-/** The console's configuration, parsed on first use; throws if the environment is invalid. */
-export function consoleEnv(): ConsoleEnv {
+function loadConsoleEnv(): ConsoleEnvParse {
   const cache = globalThis as EnvCache;
   const cached = cache[CACHE];
-  if (cached !== undefined) return cached;
+  if (cached !== undefined) return { ok: true, env: cached };
   const parsed = parseConsoleEnv(process.env);
-  if (!parsed.ok) throw new Error(`The console's environment is invalid:\n  ${parsed.problems.join("\n  ")}`);
-  cache[CACHE] = parsed.env;
-  return parsed.env;
+  if (parsed.ok) cache[CACHE] = parsed.env;
+  return parsed;
+}
+
+const describeProblems = (problems: readonly string[]) =>
+  `The console's environment is invalid:\n  ${problems.join("\n  ")}`;
+
+/** The console's configuration, parsed on first use; throws if the environment is invalid. */
+export function consoleEnv(): ConsoleEnv {
+  const loaded = loadConsoleEnv();
+  if (!loaded.ok) throw new Error(describeProblems(loaded.problems));
+  return loaded.env;
 }
 
 /** The configured daemon with this name, if any. */
 export function findDaemon(name: string): DaemonConfig | undefined {
   return consoleEnv().daemons.find((daemon) => daemon.name === name);
+}
+
+/**
+ * Validates the environment at server start; on a problem prints every one and exits with
+ * status 1, because Next keeps listening after a failed instrumentation hook.
+ */
+export function exitOnInvalidEnv(): void {
+  const loaded = loadConsoleEnv();
+  if (loaded.ok) return;
+  console.error(describeProblems(loaded.problems));
+  process.exit(1);
 }

@@ -20,12 +20,18 @@ export function cookieValue(header: string | null, name: string): string | undef
 /**
  * Whether a request comes from this origin's own pages. Browsers send Sec-Fetch-Site (or at least
  * Origin) on POST; a request with neither is not a browser's and carries no ambient authority.
+ * The Host header, not request.url (which Next may report as localhost), names this origin.
  */
 export function isSameOrigin(request: Request): boolean {
   const site = request.headers.get("sec-fetch-site");
   if (site !== null) return site === "same-origin";
   const origin = request.headers.get("origin");
-  return origin === null || origin === new URL(request.url).origin;
+  if (origin === null) return true;
+  try {
+    return new URL(origin).host === request.headers.get("host");
+  } catch {
+    return false;
+  }
 }
 
 /** The refusal for a console API request, or undefined when it may proceed. */

@@ -1,0 +1,121 @@
+/**
+ * The owner console against a real network: sign-in through the one-time link, the overview,
+ * bob's inbox showing a message alice sent over MCP, discarding it, and the refusals for a
+ * browser without a session or with a used link.
+ */
+import { connect, tool } from "../apps/daemon/test/harness/mcp.js";
+import { expect, test } from "./network.js";
+
+const SESSION_COOKIE = "sh_console_session";
+
+test("refuses pages and API calls without a session", async ({ page, consoleServer }) => {
+  for (const path of ["/", "/d/bob/inbox"]) {
+    await page.goto(`${consoleServer.url}${path}`);
+    await expect(page).toHaveURL(`${consoleServer.url}/signed-out`);
+  }
+  await expect(page.getByRole("heading", { name: "You are signed out" })).toBeVisible();
+  await expect(page.getByTestId("signed-out")).toContainText("npm start");
+
+  const api = await page.request.get(`${consoleServer.url}/api/daemons/bob/trpc/status`);
+  expect(api.status()).toBe(401);
+  expect(await api.json()).toMatchObject({ error: { data: { code: "UNAUTHORIZED" } } });
+
+  await page.context().addCookies([
+    {
+      name: SESSION_COOKIE,
+      value: `${Date.now() + 3_600_000}.AAAAAAAAAAAAAAAAAAAAAA.${"A".repeat(43)}`,
+      url: consoleServer.url,
+    },
+  ]);
+  await page.goto(`${consoleServer.url}/`);
+  await expect(page).toHaveURL(`${consoleServer.url}/signed-out`);
+  expect((await page.request.get(`${consoleServer.url}/api/daemons/bob/trpc/status`)).status()).toBe(401);
+});
+
+test("shows alice's message in bob's inbox and discards it", async ({ page, consoleServer, network }) => {
+  const ownerTokens = [network.alice.ownerToken, network.bob.ownerToken];
+  const leaks: string[] = [];
+  page.on("response", async (response) => {
+    if (!response.url().startsWith(consoleServer.url)) return;
+    const body = await response.text().catch(() => "");
+    const headers = JSON.stringify(await response.allHeaders());
+    if (ownerTokens.some((token) => body.includes(token) || headers.includes(token))) leaks.push(response.url());
+  });
+
+  const aliceMcp = await connect(network.alice.mcpUrl, network.alice.runtimeToken);
+  try {
+    expect(await tool(aliceMcp.client, "send_message", { to: "agent:bob", text: "hello from alice" })).toEqual({});
+  } finally {
+    await aliceMcp.close();
+  }
+
+  await page.goto(consoleServer.loginUrl);
+  await expect(page).toHaveURL(`${consoleServer.url}/`);
+  await expect(page.getByRole("heading", { name: "Daemons", level: 1 })).toBeVisible();
+  const bobCard = page.getByTestId("daemon-card-bob");
+  await expect(bobCard.getByTestId("daemon-pending")).toHaveText("1");
+  await expect(bobCard.getByTestId("link-state")).toHaveAttribute("data-state", "ready");
+  await expect(page.getByTestId("daemon-card-alice").getByTestId("daemon-pending")).toHaveText("0");
+  await page.screenshot({ path: "test-results/screenshots/overview.png", fullPage: true });
+
+  await bobCard.getByRole("link", { name: "Open bob’s inbox" }).click();
+  await expect(page).toHaveURL(`${consoleServer.url}/d/bob/inbox`);
+  await expect(page.getByRole("heading", { name: "bob", level: 1 })).toBeVisible();
+  const item = page.getByTestId("inbox-item");
+  await expect(item).toHaveCount(1);
+  await expect(item).toHaveAttribute("data-kind", "multicast");
+  await expect(item.getByTestId("item-sender")).toHaveText("agent:alice");
+  await expect(item.getByTestId("message-content")).toHaveText("hello from alice");
+  await expect(item.getByText(/^Received /)).toBeVisible();
+  await expect(page.getByTestId("pending-count")).toHaveText("1");
+  await page.screenshot({ path: "test-results/screenshots/bob-inbox.png", fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(item.getByRole("button", { name: "Discard message from agent:alice" })).toBeInViewport();
+  await page.screenshot({ path: "test-results/screenshots/bob-inbox-narrow.png", fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 720 });
+
+  await item.getByRole("button", { name: "Discard message from agent:alice" }).click();
+  await expect(item).toHaveCount(0);
+  await expect(page.getByTestId("pending-count")).toHaveText("0");
+  await expect(page.getByTestId("inbox-empty")).toBeVisible();
+  await page.screenshot({ path: "test-results/screenshots/bob-inbox-empty.png", fullPage: true });
+
+  const bobMcp = await connect(network.bob.mcpUrl, network.bob.runtimeToken);
+  try {
+    expect(await tool(bobMcp.client, "read_inbox", {})).toEqual({ items: [] });
+  } finally {
+    await bobMcp.close();
+  }
+  expect(leaks).toEqual([]);
+});
+
+test("accepts the login link once", async ({ browser, consoleServer }) => {
+  const first = await browser.newContext();
+  const second = await browser.newContext();
+  try {
+    const owner = await first.newPage();
+    await owner.goto(consoleServer.loginUrl);
+    await expect(owner).toHaveURL(`${consoleServer.url}/`);
+    await expect(owner.getByRole("heading", { name: "Daemons", level: 1 })).toBeVisible();
+    const session = (await first.cookies()).find((cookie) => cookie.name === SESSION_COOKIE);
+    expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
+    const hoursLeft = ((session?.expires ?? 0) * 1000 - Date.now()) / 3_600_000;
+    expect(hoursLeft).toBeGreaterThan(11.9);
+    expect(hoursLeft).toBeLessThanOrEqual(12);
+
+    // The browser that signed in is simply sent on to the console.
+    await owner.goto(consoleServer.loginUrl);
+    await expect(owner).toHaveURL(`${consoleServer.url}/`);
+
+    const stranger = await second.newPage();
+    await stranger.goto(consoleServer.loginUrl);
+    await expect(stranger).toHaveURL(`${consoleServer.url}/signed-out?reason=used`);
+    await expect(stranger.getByRole("heading", { name: "This login link has already been used" })).toBeVisible();
+    await stranger.goto(`${consoleServer.url}/d/bob/inbox`);
+    await expect(stranger).toHaveURL(`${consoleServer.url}/signed-out`);
+    expect((await second.cookies()).some((cookie) => cookie.name === SESSION_COOKIE)).toBe(false);
+  } finally {
+    await first.close();
+    await second.close();
+  }
+});

@@ -1,0 +1,17 @@
+/**
+ * The sections each daemon has in the console, in navigation order. A new owner screen (holds,
+ * trust, history, subscriptions) adds a route under /d/[name]/ and one entry here.
+ */
+
+export interface DaemonSection {
+  readonly slug: string;
+  readonly label: string;
+}
+
+/** Every daemon section, first one is the daemon's landing page. */
+export const DAEMON_SECTIONS: readonly [DaemonSection, ...DaemonSection[]] = [{ slug: "inbox", label: "Inbox" }];
+
+/** The console path of a daemon's section. */
+export function daemonSectionHref(name: string, slug: string): `/d/${string}` {
+  return `/d/${encodeURIComponent(name)}/${slug}`;
+}

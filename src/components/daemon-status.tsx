@@ -1,0 +1,79 @@
+"use client";
+/**
+ * A daemon's status from `status`, polled every two seconds: as a card on the overview (name,
+ * link state, pending count, trust policy, link to the inbox) and as the header of its pages.
+ */
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useTRPC } from "@/trpc/daemon-trpc";
+import { DAEMON_SECTIONS, daemonSectionHref } from "./daemon-sections";
+import { LinkBadge } from "./link-badge";
+import { QueryProblem } from "./query-problem";
+
+const POLL_MS = 2_000;
+
+function useDaemonStatus() {
+  const trpc = useTRPC();
+  return useQuery(trpc.status.queryOptions(undefined, { refetchInterval: POLL_MS }));
+}
+
+/** The overview card for the daemon `name` (its provider must enclose this). */
+export function DaemonCard({ name }: { name: string }) {
+  const status = useDaemonStatus();
+  const home = daemonSectionHref(name, DAEMON_SECTIONS[0].slug);
+  return (
+    <article
+      aria-labelledby={`daemon-${name}`}
+      className="flex flex-col gap-4 rounded-xl border border-line bg-surface p-5 shadow-sm"
+      data-testid={`daemon-card-${name}`}
+    >
+      <header className="flex items-start justify-between gap-3">
+        <h2 id={`daemon-${name}`} className="font-mono text-lg font-semibold break-all">
+          {name}
+        </h2>
+        {status.data !== undefined && <LinkBadge state={status.data.link} />}
+      </header>
+      {status.isPending && <p className="text-sm text-ink-muted">Asking the daemon…</p>}
+      {status.isError && <QueryProblem what="the status" error={status.error} />}
+      {status.data !== undefined && (
+        <dl className="grid grid-cols-2 gap-3 text-sm">
+          <div>
+            <dt className="text-ink-faint">Pending</dt>
+            <dd className="text-2xl font-semibold tabular-nums" data-testid="daemon-pending">
+              {status.data.pendingCount}
+            </dd>
+          </div>
+          <div>
+            <dt className="text-ink-faint">Trust policy</dt>
+            <dd className="mt-1.5 font-medium">{status.data.trustPolicy}</dd>
+          </div>
+        </dl>
+      )}
+      <Link
+        href={home}
+        className="mt-auto self-start rounded-md bg-accent px-3 py-1.5 text-sm font-medium text-white hover:bg-accent-hover"
+      >
+        Open {name}&rsquo;s inbox
+      </Link>
+    </article>
+  );
+}
+
+/** The header of a daemon's pages: its name, link state and trust policy. */
+export function DaemonHeader({ name }: { name: string }) {
+  const status = useDaemonStatus();
+  return (
+    <header className="flex flex-wrap items-center gap-x-4 gap-y-2">
+      <h1 className="font-mono text-2xl font-semibold break-all">{name}</h1>
+      {status.data !== undefined && (
+        <>
+          <LinkBadge state={status.data.link} />
+          <span className="text-sm text-ink-muted">
+            Trust policy: <span className="font-medium text-ink">{status.data.trustPolicy}</span>
+          </span>
+        </>
+      )}
+      {status.isError && <QueryProblem what="the status" error={status.error} />}
+    </header>
+  );
+}

@@ -1,0 +1,15 @@
+/**
+ * Types of the daemon's owner API as the console sees them, inferred from its router (the
+ * console imports the router's type only, never its code).
+ */
+import type { AppRouter } from "@social-harness/daemon/owner-router";
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+
+export type { AppRouter };
+export type OwnerOutputs = inferRouterOutputs<AppRouter>;
+export type OwnerInputs = inferRouterInputs<AppRouter>;
+export type DaemonStatus = OwnerOutputs["status"];
+export type InboxPage = OwnerOutputs["inbox"]["list"];
+export type InboxEntry = InboxPage["items"][number];
+export type InboundItem = InboxEntry["item"];
+export type LocalGuidance = NonNullable<InboxEntry["guidance"]>;
