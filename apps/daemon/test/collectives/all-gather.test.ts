@@ -61,6 +61,34 @@ describe("all_gather on real daemons", () => {
     }
   });
 
+  it("records a request that arrives up to an hour past its deadline for its close", async () => {
+    await net.send("alice", GROUP, "everyone is here");
+    await net.stop("dave");
+    const { operationId } = await net.send("alice", "group:bob,carol,dave", allGather("While dave is away?", 3));
+    await waitForKind(net.agent("bob"), "collectiveRequest");
+    await net.send("bob", GROUP, '{"action":"accept","content":{"slot":"am"}}');
+    const [aliceResult] = await waitForKind(net.agent("alice"), "collectiveResult");
+    const dave = await net.restart("dave");
+    const [daveResult] = await waitForKind(dave, "collectiveResult");
+    expect(daveResult!.item).toEqual(aliceResult!.item);
+    expect(daveResult!.item).toMatchObject({ id: operationId, outcomes: [{ member: "agent:bob" }, { member: "agent:carol" }, { member: "agent:dave", outcome: { kind: "no-answer" } }] });
+    // The late request itself was consumed, never offered: its deadline had passed.
+    expect((await readAll(dave)).filter((e) => e.item.kind === "collectiveRequest" && e.item.id === operationId)).toEqual([]);
+    for (const name of ["alice", "bob", "carol", "dave"]) {
+      for (const entry of await readAll(net.agent(name))) {
+        await tool(net.agent(name).mcp.client, "acknowledge_delivery", { deliveryToken: entry.deliveryToken });
+      }
+    }
+  });
+
+  it("with failureDelivery inbound, an unmatched answer completes the call and its failure reaches the inbox", async () => {
+    const inbound = { "org.social-harness/send": { failureDelivery: "inbound" } };
+    const result = await net.send("bob", GROUP, '{"action":"decline"}', inbound);
+    expect(result).toEqual({ operationId: expect.stringMatching(/^col_/) });
+    const [failed] = await waitForKind(net.agent("bob"), "operationFailed");
+    expect(failed!.item).toEqual({ kind: "operationFailed", id: result.operationId, to: GROUP, error: expect.stringContaining("no request is open") });
+  });
+
   it("refuses an agent address and a group naming one other agent as membership-invalid", async () => {
     for (const to of ["agent:bob", "group:bob"]) {
       const outcome = await callTool(net.agent("alice").mcp.client, "send_message", { to, text: allGather("q", 30) });
