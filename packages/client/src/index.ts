@@ -37,6 +37,7 @@ export type {
   GroupAddress,
   GroupMessage,
   HarnessEndpoint,
+  HistoryExportRecord,
   InboundDelivery,
   InboundItem,
   InboundMessage,

@@ -25,6 +25,7 @@ export type {
   CollectivePart,
   DataPart,
   GroupAddress,
+  HistoryExportRecord,
   JsonValue,
   MessageAddressInput,
   PostId,
