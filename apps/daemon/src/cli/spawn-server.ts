@@ -26,6 +26,12 @@ export interface SpawnOptions {
 
 const isJsonReady = (line: string) => line.startsWith("{") && line.includes('"ready":true');
 
+// Children never outlive the process that started them, even when it exits abruptly.
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
 export function spawnServer(command: string, args: readonly string[], options: SpawnOptions = {}): ServerProcess {
   const child = spawn(command, [...args], {
     cwd: options.cwd,
@@ -38,7 +44,13 @@ export function spawnServer(command: string, args: readonly string[], options: S
   } else {
     child.stderr.pipe(createWriteStream(options.logFile, { flags: "a" }));
   }
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  running.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
   const isReady = options.isReady ?? isJsonReady;
   const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
     let stdout = "";
