@@ -11,6 +11,8 @@ import type { Logger } from "pino";
 import { openDaemonStore } from "./db/database.js";
 import { History } from "./history/history.service.js";
 import { loadCredentials, principalOf, type Credentials } from "./identity/identity.js";
+import { InboxConsumers } from "./events/consumers.js";
+import { PushStreams } from "./events/push-stream.js";
 import { Inbox } from "./inbox/inbox.service.js";
 import { inboxTools } from "./inbox/inbox.tools.js";
 import { Collectives } from "./collectives/collectives.service.js";
@@ -37,6 +39,8 @@ export interface DaemonConfig {
   readonly routerTimeoutMs?: number;
   /** How long a gather or all_gather send waits for its request posts (seed 003: 20 s). */
   readonly collectiveWaitMs?: number;
+  /** Push stream heartbeat interval (at most 30 s; default 25 s). */
+  readonly heartbeatMs?: number;
 }
 
 export interface RunningDaemon {
@@ -125,9 +129,12 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   if (recovered.retired + recovered.failed > 0)
     log.info(recovered, "retired collective requests and operations lost at restart");
 
+  const consumers = new InboxConsumers();
+  const pushStreams = new PushStreams({ inbox, consumers, log, heartbeatMs: config.heartbeatMs ?? 25_000 });
   const mcp = createMcpEndpoint({
     credentials,
     tools: [sendMessageTool(semanticSend), ...inboxTools(inbox)],
+    extensions: [(server, principal, era) => pushStreams.register(server, principal, era)],
     instructions: INSTRUCTIONS,
     log,
   });
@@ -174,6 +181,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     dataDir: config.dataDir,
     credentials,
     async close() {
+      pushStreams.terminateAll("the daemon is shutting down");
       await mcp.close();
       await new Promise<void>((resolve) => {
         http.close(() => resolve());

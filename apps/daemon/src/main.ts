@@ -20,6 +20,7 @@ export const DAEMON_OPTIONS = {
   trust: { type: "string", default: "open" },
   "router-timeout-ms": { type: "string" },
   "collective-wait-ms": { type: "string" },
+  "event-heartbeat-ms": { type: "string" },
   "unsafe-allow-local-callbacks": { type: "boolean", default: false },
 } as const;
 
@@ -32,7 +33,7 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
   if (values.trust !== "open" && values.trust !== "allowlist") throw new Error("--trust is open or allowlist");
   const log = pino({ name: values.name, level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const { host, port } = parseListen(values.listen);
-  const milliseconds = (flag: "router-timeout-ms" | "collective-wait-ms") => {
+  const milliseconds = (flag: "router-timeout-ms" | "collective-wait-ms" | "event-heartbeat-ms") => {
     const value = values[flag];
     if (value === undefined) return undefined;
     const ms = Number(value);
@@ -49,6 +50,7 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
     log,
     routerTimeoutMs: milliseconds("router-timeout-ms"),
     collectiveWaitMs: milliseconds("collective-wait-ms"),
+    heartbeatMs: Math.min(milliseconds("event-heartbeat-ms") ?? 25_000, 30_000),
   });
   process.stdout.write(
     `${JSON.stringify({ ready: true, name: daemon.name, mcp: daemon.mcpUrl, trpc: daemon.trpcUrl, data: daemon.dataDir })}\n`,

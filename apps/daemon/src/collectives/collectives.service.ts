@@ -18,7 +18,6 @@ import {
   type MemberOutcome,
   type RecordFields,
   type RequestedSchema,
-  type RequestPart,
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import type { DaemonStore, Trx } from "../db/database.js";
@@ -305,7 +304,7 @@ export class Collectives implements CollectiveSender, CollectiveSink {
       log.warn("consumed a close whose request record cannot be read");
       return "consumed";
     }
-    const schema = (requestContent.collective as RequestPart).requestedSchema;
+    const schema = (requestContent.collective).requestedSchema;
     const outcomes: MemberOutcome[] = [];
     for (const { member, answer } of part.answers) {
       outcomes.push({

@@ -23,7 +23,7 @@ import { INVALID_PARAMS, type ToolDefinition } from "./tool.js";
 export const SERVER_INFO = { name: "social-harness-daemon", version: "0.1.0" } as const;
 
 /** Something that adds methods to each per-request server (the events extension). */
-export type ServerExtension = (server: Server, principal: Principal) => void;
+export type ServerExtension = (server: Server, principal: Principal, era: "modern" | "legacy") => void;
 
 export interface McpEndpointDeps {
   readonly credentials: Credentials;
@@ -71,7 +71,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     extensions: { "io.modelcontextprotocol/events": {} },
   } as ServerCapabilities;
 
-  const build = (principal: Principal): Server => {
+  const build = (principal: Principal, era: "modern" | "legacy"): Server => {
     const server = new Server(SERVER_INFO, { capabilities, instructions: deps.instructions });
     const visible = [...prepared.values()].filter((p) => p.tool.principals.includes(principal));
 
@@ -124,12 +124,12 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       );
     });
 
-    for (const extend of deps.extensions ?? []) extend(server, principal);
+    for (const extend of deps.extensions ?? []) extend(server, principal, era);
     return server;
   };
 
   const handler = createMcpHandler(
-    ({ authInfo }) => build((authInfo?.extra?.principal as Principal | undefined) ?? "runtime"),
+    ({ authInfo, era }) => build((authInfo?.extra?.principal as Principal | undefined) ?? "runtime", era),
     { legacy: "stateless", onerror: (error) => deps.log.debug({ err: error }, "mcp request rejected") },
   );
   const node = toNodeHandler(handler, {

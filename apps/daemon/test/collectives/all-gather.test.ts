@@ -5,19 +5,30 @@ import { Network, readAll, type Agent, type InboxItem } from "../harness/network
 const FORM = {
   type: "object",
   properties: {
-    slot: { type: "string", oneOf: [{ const: "am", title: "Morning" }, { const: "pm", title: "Afternoon" }] },
+    slot: {
+      type: "string",
+      oneOf: [
+        { const: "am", title: "Morning" },
+        { const: "pm", title: "Afternoon" },
+      ],
+    },
     note: { type: "string", maxLength: 40 },
   },
   required: ["slot"],
 };
-const allGather = (question: string, deadline: number) => JSON.stringify({ all_gather: question, deadline, requestedSchema: FORM });
+const allGather = (question: string, deadline: number) =>
+  JSON.stringify({ all_gather: question, deadline, requestedSchema: FORM });
 const GROUP = "group:alice,bob,carol,dave";
 
 async function waitForKind(agent: Agent, kind: string, count = 1, timeoutMs = 20_000): Promise<InboxItem[]> {
-  return eventually(async () => {
-    const items = (await readAll(agent)).filter((e) => e.item.kind === kind);
-    return items.length >= count ? items : undefined;
-  }, timeoutMs, `${count} ${kind} item(s)`);
+  return eventually(
+    async () => {
+      const items = (await readAll(agent)).filter((e) => e.item.kind === kind);
+      return items.length >= count ? items : undefined;
+    },
+    timeoutMs,
+    `${count} ${kind} item(s)`,
+  );
 }
 
 describe("all_gather on real daemons", () => {
@@ -29,15 +40,29 @@ describe("all_gather on real daemons", () => {
   afterAll(() => net?.close());
 
   it("gives a requester and three members identical results, with a silent member reported as no-answer", async () => {
-    const { operationId } = await net.send("alice", "group:bob,carol,dave", allGather("Which slot works for the review?", 5));
+    const { operationId } = await net.send(
+      "alice",
+      "group:bob,carol,dave",
+      allGather("Which slot works for the review?", 5),
+    );
     expect(operationId).toMatch(/^col_/);
     for (const name of ["bob", "carol", "dave"]) {
       const [request] = await waitForKind(net.agent(name), "collectiveRequest");
-      expect(request!.item).toMatchObject({ op: "all_gather", id: operationId, from: "agent:alice", to: GROUP, requestedSchema: FORM });
+      expect(request!.item).toMatchObject({
+        op: "all_gather",
+        id: operationId,
+        from: "agent:alice",
+        to: GROUP,
+        requestedSchema: FORM,
+      });
     }
-    expect(await net.send("bob", GROUP, '{"action":"accept","content":{"slot":"pm","note":"after lunch"}}')).toEqual({ operationId });
+    expect(await net.send("bob", GROUP, '{"action":"accept","content":{"slot":"pm","note":"after lunch"}}')).toEqual({
+      operationId,
+    });
     expect(await net.send("carol", GROUP, '{"action":"decline"}')).toEqual({ operationId });
-    const results = await Promise.all(["alice", "bob", "carol", "dave"].map((n) => waitForKind(net.agent(n), "collectiveResult")));
+    const results = await Promise.all(
+      ["alice", "bob", "carol", "dave"].map((n) => waitForKind(net.agent(n), "collectiveResult")),
+    );
     const expected = {
       kind: "collectiveResult",
       op: "all_gather",
@@ -71,9 +96,18 @@ describe("all_gather on real daemons", () => {
     const dave = await net.restart("dave");
     const [daveResult] = await waitForKind(dave, "collectiveResult");
     expect(daveResult!.item).toEqual(aliceResult!.item);
-    expect(daveResult!.item).toMatchObject({ id: operationId, outcomes: [{ member: "agent:bob" }, { member: "agent:carol" }, { member: "agent:dave", outcome: { kind: "no-answer" } }] });
+    expect(daveResult!.item).toMatchObject({
+      id: operationId,
+      outcomes: [
+        { member: "agent:bob" },
+        { member: "agent:carol" },
+        { member: "agent:dave", outcome: { kind: "no-answer" } },
+      ],
+    });
     // The late request itself was consumed, never offered: its deadline had passed.
-    expect((await readAll(dave)).filter((e) => e.item.kind === "collectiveRequest" && e.item.id === operationId)).toEqual([]);
+    expect(
+      (await readAll(dave)).filter((e) => e.item.kind === "collectiveRequest" && e.item.id === operationId),
+    ).toEqual([]);
     for (const name of ["alice", "bob", "carol", "dave"]) {
       for (const entry of await readAll(net.agent(name))) {
         await tool(net.agent(name).mcp.client, "acknowledge_delivery", { deliveryToken: entry.deliveryToken });
@@ -86,7 +120,12 @@ describe("all_gather on real daemons", () => {
     const result = await net.send("bob", GROUP, '{"action":"decline"}', inbound);
     expect(result).toEqual({ operationId: expect.stringMatching(/^col_/) });
     const [failed] = await waitForKind(net.agent("bob"), "operationFailed");
-    expect(failed!.item).toEqual({ kind: "operationFailed", id: result.operationId, to: GROUP, error: expect.stringContaining("no request is open") });
+    expect(failed!.item).toEqual({
+      kind: "operationFailed",
+      id: result.operationId,
+      to: GROUP,
+      error: expect.stringContaining("no request is open"),
+    });
   });
 
   it("refuses an agent address and a group naming one other agent as membership-invalid", async () => {
@@ -99,12 +138,17 @@ describe("all_gather on real daemons", () => {
   it("fails a cold group with an offline member, naming every member with the post's reason", async () => {
     await net.add("erin");
     await net.stop("erin");
-    const outcome = await callTool(net.agent("alice").mcp.client, "send_message", { to: "group:bob,erin", text: allGather("cold?", 30) });
+    const outcome = await callTool(net.agent("alice").mcp.client, "send_message", {
+      to: "group:bob,erin",
+      text: allGather("cold?", 30),
+    });
     expect(outcome).toMatchObject({
       ok: false,
       data: { reason: "collective-failed", failure: { kind: "members-unreachable" } },
     });
-    const members = !outcome.ok ? (outcome.data as { failure: { members: { member: string; reason: string }[] } }).failure.members : [];
+    const members = !outcome.ok
+      ? (outcome.data as { failure: { members: { member: string; reason: string }[] } }).failure.members
+      : [];
     expect(members.map((m) => m.member)).toEqual(["agent:bob", "agent:erin"]);
     for (const m of members) expect(m.reason).toMatch(/^certification-unavailable/);
   });

@@ -33,7 +33,13 @@ describe("a member checks every collective request it receives", () => {
   const consumed = (reason: string) =>
     eventually(async () => (bob.stderr().includes(reason) ? true : undefined), 10_000, `a log line "${reason}"`);
 
-  function request(author: string, conv: string, op: "gather" | "all_gather", deadlineAt: number, override: { id?: string; nonce?: string } = {}) {
+  function request(
+    author: string,
+    conv: string,
+    op: "gather" | "all_gather",
+    deadlineAt: number,
+    override: { id?: string; nonce?: string } = {},
+  ) {
     const minted = mintCollectiveId(author);
     const id = override.id ?? minted.id;
     const nonce = override.nonce ?? minted.nonce;
@@ -53,12 +59,21 @@ describe("a member checks every collective request it receives", () => {
       const found = await requests();
       return found.length > 0 ? found : undefined;
     });
-    expect(item!.item).toMatchObject({ kind: "collectiveRequest", op: "gather", id, from: "agent:alice", to: "agent:alice" });
+    expect(item!.item).toMatchObject({
+      kind: "collectiveRequest",
+      op: "gather",
+      id,
+      from: "agent:alice",
+      to: "agent:alice",
+    });
   });
 
   it("consumes a request whose id does not derive from its sender and nonce", async () => {
     const other = mintCollectiveId("alice");
-    request("alice", "direct:alice,bob", "gather", Date.now() + 60_000, { id: collectiveIdOf("carol", decodeBase64url(other.nonce)!), nonce: other.nonce });
+    request("alice", "direct:alice,bob", "gather", Date.now() + 60_000, {
+      id: collectiveIdOf("carol", decodeBase64url(other.nonce)!),
+      nonce: other.nonce,
+    });
     await consumed("does not derive from its sender and nonce");
   });
 

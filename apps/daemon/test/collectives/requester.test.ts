@@ -5,7 +5,8 @@ import { readAll } from "../harness/network.js";
 import { DaemonProcess, removeDirs } from "../harness/processes.js";
 
 const ETA = { type: "object", properties: { eta: { type: "integer", minimum: 0 } }, required: ["eta"] };
-const gather = (question: string, deadline: number) => JSON.stringify({ gather: question, deadline, requestedSchema: ETA });
+const gather = (question: string, deadline: number) =>
+  JSON.stringify({ gather: question, deadline, requestedSchema: ETA });
 
 describe("the requester's side of a gather, against a hand-driven router", () => {
   let router: FakeRouter;
@@ -15,7 +16,11 @@ describe("the requester's side of a gather, against a hand-driven router", () =>
   beforeAll(async () => {
     router = await FakeRouter.start();
     for (const name of ["bob", "carol", "dave", "erin", "frank"]) router.agent(name);
-    alice = await DaemonProcess.start({ name: "alice", router: router.url, extraArgs: ["--collective-wait-ms", "800"] });
+    alice = await DaemonProcess.start({
+      name: "alice",
+      router: router.url,
+      extraArgs: ["--collective-wait-ms", "800"],
+    });
     await router.authenticated();
     mcp = await connect(alice.mcpUrl, alice.runtimeToken);
   });
@@ -32,8 +37,12 @@ describe("the requester's side of a gather, against a hand-driven router", () =>
     router.pushNext(member, `direct:alice,${member}`, [{ type: "collective", op: "answer", id, response } as never]);
 
   it("makes a refused member no-answer, keeps each first answer, validates answers and ignores late ones", async () => {
-    router.policy = ({ conv }) => (conv === "direct:alice,carol" ? { action: "refuse", reason: "unknown-agent" } : { action: "certify" });
-    const { operationId } = await tool(mcp.client, "send_message", { to: "group:bob,carol,dave", text: gather("ETA?", 3) });
+    router.policy = ({ conv }) =>
+      conv === "direct:alice,carol" ? { action: "refuse", reason: "unknown-agent" } : { action: "certify" };
+    const { operationId } = await tool(mcp.client, "send_message", {
+      to: "group:bob,carol,dave",
+      text: gather("ETA?", 3),
+    });
     expect(operationId).toMatch(/^col_/);
     answer("bob", operationId as string, { action: "accept", content: { eta: "soon" } });
     answer("bob", operationId as string, { action: "accept", content: { eta: 4 } });
@@ -49,7 +58,9 @@ describe("the requester's side of a gather, against a hand-driven router", () =>
     ]);
     // An answer after the result changes nothing: exactly one result per operation.
     answer("carol", operationId as string, { action: "decline" });
-    await eventually(async () => (alice.stderr().includes("consumed an answer for no open operation") ? true : undefined));
+    await eventually(async () =>
+      alice.stderr().includes("consumed an answer for no open operation") ? true : undefined,
+    );
     expect(await results()).toHaveLength(1);
     await tool(mcp.client, "acknowledge_delivery", { deliveryToken: result!.deliveryToken });
   });
@@ -74,9 +85,13 @@ describe("the requester's side of a gather, against a hand-driven router", () =>
   });
 
   it("keeps a post certifying past the send wait going, and counts that member's answer", async () => {
-    router.policy = ({ conv }) => (conv === "direct:alice,frank" ? { action: "certify", delayMs: 2_000 } : { action: "certify" });
+    router.policy = ({ conv }) =>
+      conv === "direct:alice,frank" ? { action: "certify", delayMs: 2_000 } : { action: "certify" };
     const started = Date.now();
-    const { operationId } = await tool(mcp.client, "send_message", { to: "group:erin,frank", text: gather("slow?", 6) });
+    const { operationId } = await tool(mcp.client, "send_message", {
+      to: "group:erin,frank",
+      text: gather("slow?", 6),
+    });
     expect(Date.now() - started).toBeLessThan(2_000);
     await eventually(async () => (router.certified.some((c) => c.conv === "direct:alice,frank") ? true : undefined));
     answer("frank", operationId as string, { action: "accept", content: { eta: 1 } });

@@ -3,7 +3,8 @@ import { callTool, eventually, tool } from "../harness/mcp.js";
 import { Network, readAll, type Agent, type InboxItem } from "../harness/network.js";
 
 const FORM = { type: "object", properties: { ok: { type: "boolean" } } };
-const gather = (question: string, deadline: number) => JSON.stringify({ gather: question, deadline, requestedSchema: FORM });
+const gather = (question: string, deadline: number) =>
+  JSON.stringify({ gather: question, deadline, requestedSchema: FORM });
 
 async function waitFor(agent: Agent, predicate: (e: InboxItem) => boolean, count = 1): Promise<InboxItem[]> {
   return eventually(async () => {
@@ -32,16 +33,25 @@ describe("collective state across restarts", () => {
     expect(items.map((e) => e.deliveryToken)).not.toContain(unreadItem!.deliveryToken);
     const failures = items.filter((e) => e.item.kind === "operationFailed");
     expect(failures.map((e) => e.item)).toEqual([
-      { kind: "operationFailed", id: unread.operationId, to: "agent:alice", error: expect.stringContaining("restarted") },
+      {
+        kind: "operationFailed",
+        id: unread.operationId,
+        to: "agent:alice",
+        error: expect.stringContaining("restarted"),
+      },
     ]);
     expect(failures[0]!.deliveryToken).not.toBe(unreadItem!.deliveryToken);
     // The original item is still readable under its event id, and its token stays bound to it.
     const eventId = `evt_${unreadItem!.deliveryToken.slice(4)}`;
     expect(await tool(bob.mcp.client, "read_event", { eventId })).toEqual({ item: unreadItem!.item });
-    expect(await tool(bob.mcp.client, "acknowledge_delivery", { deliveryToken: unreadItem!.deliveryToken })).toEqual({});
+    expect(await tool(bob.mcp.client, "acknowledge_delivery", { deliveryToken: unreadItem!.deliveryToken })).toEqual(
+      {},
+    );
     // Neither request can be answered any more; the acknowledged one did not come back.
     expect(items.map((e) => e.item.id)).not.toContain(acked.operationId);
-    expect(await callTool(bob.mcp.client, "send_message", { to: "agent:alice", text: '{"action":"decline"}' })).toMatchObject({
+    expect(
+      await callTool(bob.mcp.client, "send_message", { to: "agent:alice", text: '{"action":"decline"}' }),
+    ).toMatchObject({
       ok: false,
       data: { reason: "collective-failed", failure: { kind: "no-open-request" } },
     });
@@ -50,7 +60,9 @@ describe("collective state across restarts", () => {
   it("classifies a fresh request normally after a restart", async () => {
     const fresh = await net.send("alice", "agent:bob", gather("after the restart?", 60));
     await waitFor(net.agent("bob"), (e) => e.item.id === fresh.operationId);
-    expect(await net.send("bob", "agent:alice", '{"action":"accept","content":{"ok":true}}')).toEqual({ operationId: fresh.operationId });
+    expect(await net.send("bob", "agent:alice", '{"action":"accept","content":{"ok":true}}')).toEqual({
+      operationId: fresh.operationId,
+    });
   });
 
   it("fails an operation the requester's restart interrupted, with exactly one ending", async () => {
@@ -58,7 +70,12 @@ describe("collective state across restarts", () => {
     const [request] = await waitFor(net.agent("bob"), (e) => e.item.id === cut.operationId);
     const alice = await net.restart("alice");
     const [failed] = await waitFor(alice, (e) => e.item.kind === "operationFailed" && e.item.id === cut.operationId);
-    expect(failed!.item).toEqual({ kind: "operationFailed", id: cut.operationId, to: "agent:bob", error: expect.stringContaining("restarted") });
+    expect(failed!.item).toEqual({
+      kind: "operationFailed",
+      id: cut.operationId,
+      to: "agent:bob",
+      error: expect.stringContaining("restarted"),
+    });
     // Past the deadline no result follows the failure: the operation ended once.
     const deadlineAt = request!.item.deadlineAt as number;
     await new Promise((r) => setTimeout(r, Math.max(0, deadlineAt - Date.now()) + 1_000));

@@ -7,7 +7,7 @@
 import { SendErrorDataSchema } from "@social-harness/protocol";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { acknowledgeAll, textOf } from "../harness/inbox.js";
-import { callTool, connect, tool } from "../harness/mcp.js";
+import { callTool, connect, eventually, tool } from "../harness/mcp.js";
 import { Network, readAll, waitForItems } from "../harness/network.js";
 
 const OPTIONS_KEY = "org.social-harness/send";
@@ -26,18 +26,19 @@ describe("send_message", () => {
   const bob = () => net.agent("bob");
 
   /**
-   * Sends `sentinel` and returns bob's inbox once it arrives. Alice's posts to bob share one
-   * conversation, delivered in order, so anything sent before the sentinel is there by then.
+   * Sends `sentinel` and returns the texts in bob's inbox once it arrives. Alice's posts to bob
+   * share one conversation, offered in order, so anything sent before the sentinel is there by then.
    */
   async function inboxAfter(sentinel: string): Promise<string[]> {
     expect(await net.send("alice", "agent:bob", sentinel)).toEqual({});
-    const texts = await waitForItems(bob(), 1).then(async () => {
-      for (;;) {
-        const all = (await readAll(bob())).map(textOf);
-        if (all.includes(sentinel)) return all;
-      }
-    });
-    return texts;
+    return eventually(
+      async () => {
+        const texts = (await readAll(bob())).map(textOf);
+        return texts.includes(sentinel) ? texts : undefined;
+      },
+      20_000,
+      `${sentinel} at bob`,
+    );
   }
 
   it("answers a plain multicast with exactly {} and delivers it", async () => {
@@ -69,21 +70,19 @@ describe("send_message", () => {
   });
 
   it("accepts RuntimeSendOptions in _meta, and an omitted entry means result delivery", async () => {
-    for (const options of [{ failureDelivery: "result" }, { failureDelivery: "inbound" }, {}, undefined]) {
-      const meta = options === undefined ? undefined : { [OPTIONS_KEY]: options };
-      expect(await callTool(alice(), "send_message", { to: "agent:bob", text: JSON.stringify(options) }, meta)).toEqual(
-        { ok: true, result: {} },
-      );
+    const cases: [string, Record<string, unknown> | undefined][] = [
+      ["result", { [OPTIONS_KEY]: { failureDelivery: "result" } }],
+      ["inbound", { [OPTIONS_KEY]: { failureDelivery: "inbound" } }],
+      ["empty options", { [OPTIONS_KEY]: {} }],
+      ["no options", undefined],
+    ];
+    for (const [text, meta] of cases) {
+      expect(await callTool(alice(), "send_message", { to: "agent:bob", text }, meta)).toEqual({
+        ok: true,
+        result: {},
+      });
     }
-    expect((await waitForItems(bob(), 4)).map(textOf)).toEqual(
-      [
-        '{"failureDelivery":"result"}',
-        '{"failureDelivery":"inbound"}',
-        "{}",
-        // JSON.stringify(undefined) is undefined, so that call's text is the string below.
-        undefined,
-      ].map((t) => t ?? "undefined"),
-    );
+    expect((await waitForItems(bob(), cases.length)).map(textOf)).toEqual(cases.map(([text]) => text));
   });
 
   it.each([

@@ -26,7 +26,11 @@ import {
 import { WebSocketServer, type WebSocket } from "ws";
 
 /** What the fake router does with a proposal: certify it (now or later), refuse it, or drop it. */
-export type ProposalPolicy = (proposal: { conv: string; author: string; record: RecordFields }) =>
+export type ProposalPolicy = (proposal: {
+  conv: string;
+  author: string;
+  record: RecordFields;
+}) =>
   | { action: "certify"; delayMs?: number }
   | { action: "refuse"; reason: LinkRefusal; detail?: string }
   | { action: "ignore" };
@@ -123,7 +127,14 @@ export class FakeRouter {
     const decision = this.policy({ conv: record.conv, author: record.author, record });
     if (decision.action === "ignore") return;
     if (decision.action === "refuse") {
-      socket.send(encodeFrame({ t: "refused", id: frame.id, reason: decision.reason, detail: decision.detail ?? "refused by the test" }));
+      socket.send(
+        encodeFrame({
+          t: "refused",
+          id: frame.id,
+          reason: decision.reason,
+          detail: decision.detail ?? "refused by the test",
+        }),
+      );
       return;
     }
     const certify = () => {
@@ -148,7 +159,15 @@ export class FakeRouter {
   /** Pushes a record authored by `author` at the head of `conv`, signed and certified. */
   pushNext(author: string, conv: string, content: RecordDraft["content"]): string {
     const head = this.heads.get(conv);
-    const bytes = encodeRecord({ kind: "post", conv, prev: head?.hash ?? null, author, postId: mintId("post"), at: Date.now(), content });
+    const bytes = encodeRecord({
+      kind: "post",
+      conv,
+      prev: head?.hash ?? null,
+      author,
+      postId: mintId("post"),
+      at: Date.now(),
+      content,
+    });
     const seq = (head?.seq ?? 0) + 1;
     const hash = recordHashOf(bytes);
     this.heads.set(conv, { seq, hash });

@@ -5,10 +5,7 @@
 import { tool } from "./mcp.js";
 import { readAll, type Agent, type InboxItem } from "./network.js";
 
-export interface InboxPage {
-  items: InboxItem[];
-  nextCursor?: string;
-}
+export type InboxPage = { items: InboxItem[]; nextCursor?: string };
 
 /** One read_inbox page, fresh or continued. */
 export async function readPage(agent: Agent, cursor?: string): Promise<InboxPage> {
