@@ -93,6 +93,70 @@ describe("readMessageText", () => {
       { numRuns: 2000 },
     );
   });
+
+  it("reads each operation-shaped object as that one operation, or refuses it naming only its own fields", () => {
+    const form = fc.constantFrom(
+      { type: "object", properties: {} },
+      { type: "object", properties: { eta: { type: "integer" } }, required: ["eta"] },
+    );
+    const answerValue = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.array(fc.string()));
+    const fields = {
+      gather: fc.oneof(fc.string(), fc.jsonValue()),
+      all_gather: fc.oneof(fc.string(), fc.jsonValue()),
+      action: fc.oneof(fc.constantFrom("accept", "decline"), fc.jsonValue()),
+      deadline: fc.oneof(fc.integer({ min: 1, max: 2_592_000 }), fc.integer(), fc.jsonValue()),
+      requestedSchema: fc.oneof(form, fc.jsonValue()),
+      content: fc.oneof(fc.dictionary(fc.string(), answerValue), fc.jsonValue()),
+      note: fc.jsonValue(),
+    };
+    const OPERATIONS = ["gather", "all_gather", "action"];
+    const REQUIRED: Record<string, string[]> = {
+      gather: ["gather", "deadline", "requestedSchema"],
+      all_gather: ["all_gather", "deadline", "requestedSchema"],
+      action: ["action", "content"],
+    };
+    const question = fc.string({ minLength: 1 }).filter((q) => q.trim() !== "");
+    const deadline = fc.integer({ min: 1, max: 2_592_000 });
+    const wellFormed = fc.oneof(
+      fc.record({ gather: question, deadline, requestedSchema: form }),
+      fc.record({ all_gather: question, deadline, requestedSchema: form }),
+      fc.constant({ action: "decline" }),
+      fc.record({ action: fc.constant("accept"), content: fc.dictionary(fc.string(), answerValue) }),
+    );
+    const anything = fc.record(fields, { requiredKeys: [] });
+    const value = fc.oneof(
+      anything,
+      wellFormed,
+      fc.tuple(wellFormed, anything).map(([operation, extra]) => ({ ...operation, ...extra })),
+    );
+    fc.assert(
+      fc.property(value, fc.constantFrom("", " ", "\n"), (value: Record<string, unknown>, pad) => {
+        const text = `${pad}${JSON.stringify(value)}${pad}`;
+        const read = readMessageText("agent:bob", text);
+        const named = OPERATIONS.filter((op) => op in value);
+        if (named.length === 0) {
+          expect(read).toEqual({ ok: true, input: { to: "agent:bob", text } });
+          return;
+        }
+        if (!read.ok) {
+          // Each failing field is one the object carries, or one its operation requires.
+          const roots = new Set([...Object.keys(value), ...named.flatMap((op) => REQUIRED[op]!)]);
+          expect(read.fields.length).toBeGreaterThan(0);
+          for (const { field } of read.fields) {
+            expect(roots).toContain(field.split(".")[0]);
+            expect(read.message).toContain(field);
+          }
+          return;
+        }
+        expect(named).toHaveLength(1);
+        expect("collectiveResponse" in read.input || read.input.collective !== undefined).toBe(true);
+        const written = writeMessageText(read.input);
+        expect(written).toBeDefined();
+        expect(readMessageText("agent:bob", written!)).toEqual(read);
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
 
 describe("writeMessageText", () => {
