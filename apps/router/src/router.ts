@@ -9,7 +9,7 @@ import { signingKeyFromSeed } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import { randomBytes } from "node:crypto";
 import { createLocalBus, createPostgresBus } from "./bus/bus.js";
-import type { AppendContext } from "./conversations/append.service.js";
+import { AppendBatcher, type AppendContext } from "./conversations/append.service.js";
 import { GenesisCoordinator } from "./conversations/genesis.service.js";
 import { openRouterStore } from "./db/database.js";
 import { LinkServer } from "./link/link-server.js";
@@ -46,7 +46,8 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
       : await createPostgresBus(store.postgres.config, store.postgres.channel, options.log);
   const routerKey = signingKeyFromSeed(await loadRouterSeed(store.db, () => randomBytes(32), Date.now()));
   const ctx: AppendContext = { store, bus, routerKey, now: () => Date.now(), knownAgents: new Set() };
-  const genesis = new GenesisCoordinator(ctx, {
+  const appends = new AppendBatcher(ctx);
+  const genesis = new GenesisCoordinator(ctx, appends, {
     deliveryTimeoutMs: store.postgres === undefined ? 0 : 2_000,
     cosignTimeoutMs: options.cosignTimeoutMs ?? 10_000,
   });
@@ -55,7 +56,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
       .writeHead(426, { "content-type": "text/plain" })
       .end("this is a Social Harness router: link with a WebSocket\n");
   });
-  const links = new LinkServer(http, { ...ctx, genesis, log: options.log });
+  const links = new LinkServer(http, { ...ctx, appends, genesis, log: options.log });
   // Several routers share PostgreSQL: a periodic sweep catches any notification a bus lost.
   const sweep =
     store.postgres === undefined

@@ -13,7 +13,8 @@ import {
   type LinkRefusal,
   type SigningKey,
 } from "@social-harness/protocol";
-import type { RouterStore } from "../db/database.js";
+import type { Transaction } from "kysely";
+import type { RouterDatabase, RouterStore } from "../db/database.js";
 import type { RouterBus } from "../bus/bus.js";
 import { findAgent } from "../registry/registry.store.js";
 import {
@@ -52,57 +53,109 @@ export function encodeSignatures(signatures: readonly Signer[]): Uint8Array {
   return encodeCanonical(signatures.map((s) => ({ signer: s.signer, signature: s.signature })));
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  const text = `${typeof code === "string" ? code : ""} ${error instanceof Error ? error.message : ""}`;
-  return text.includes("23505") || text.includes("UNIQUE constraint failed") || text.includes("SQLITE_CONSTRAINT");
+export interface HeadCommit {
+  readonly conv: string;
+  readonly bytes: Uint8Array;
+  readonly hash: string;
+  readonly prev: string | null;
+  readonly author: string;
+  readonly postId: string;
+  readonly signatures: readonly Signer[];
+  readonly createMembers?: readonly string[];
 }
 
-/** Commits a certified record at the head, or reports why not. Retries once on a race. */
-export async function commitAtHead(
-  ctx: AppendContext,
-  input: {
-    conv: string;
-    bytes: Uint8Array;
-    hash: string;
-    prev: string | null;
-    author: string;
-    postId: string;
-    signatures: readonly Signer[];
-    createMembers?: readonly string[];
-  },
-): Promise<AppendOutcome> {
+/** Inside a transaction: certifies the record at the head, or says why not. */
+async function applyAtHead(trx: Transaction<RouterDatabase>, ctx: AppendContext, input: HeadCommit): Promise<AppendOutcome> {
+  const existing = await findRecordByPost(trx, input.author, input.postId);
+  if (existing !== undefined) {
+    return { kind: "certified", record: existing, existed: true, differs: existing.hash !== input.hash };
+  }
+  if (input.createMembers !== undefined) await createConversation(trx, input.conv, input.createMembers, ctx.now());
+  const head = await lockHead(trx, ctx.store.dialect, input.conv);
+  if (head === undefined) return { kind: "refused", reason: "no-conversation", detail: `${input.conv} has no genesis yet` };
+  if (input.prev !== head.hash) return { kind: "head-moved", conv: input.conv, head: head.hash };
+  const seq = head.seq + 1;
+  const record: StoredRecord = {
+    conv: input.conv,
+    seq,
+    hash: input.hash,
+    bytes: input.bytes,
+    signatures: encodeSignatures(input.signatures),
+    certificate: signCertificate(ctx.routerKey, { conv: input.conv, seq, record: input.hash }),
+  };
+  await appendRecord(trx, { ...record, author: input.author, postId: input.postId, committedAt: ctx.now() });
+  return { kind: "certified", record, existed: false, differs: false };
+}
+
+function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  const text = `${typeof code === "string" ? code : ""} ${error instanceof Error ? error.message : ""}`;
+  // Unique violations (a concurrent append or registration won) and PostgreSQL deadlocks.
+  return ["23505", "40P01", "40001", "UNIQUE constraint failed", "SQLITE_CONSTRAINT"].some((marker) => text.includes(marker));
+}
+
+/** Commits one record in its own transaction, retrying a lost race twice. */
+async function commitOne(ctx: AppendContext, input: HeadCommit): Promise<AppendOutcome> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await ctx.store.db.transaction().execute(async (trx) => {
-        const existing = await findRecordByPost(trx, input.author, input.postId);
-        if (existing !== undefined) {
-          return { kind: "certified", record: existing, existed: true, differs: existing.hash !== input.hash } as const;
-        }
-        if (input.createMembers !== undefined) {
-          await createConversation(trx, input.conv, input.createMembers, ctx.now());
-        }
-        const head = await lockHead(trx, ctx.store.dialect, input.conv);
-        if (head === undefined) {
-          return { kind: "refused", reason: "no-conversation", detail: `${input.conv} has no genesis yet` } as const;
-        }
-        if (input.prev !== head.hash) return { kind: "head-moved", conv: input.conv, head: head.hash } as const;
-        const seq = head.seq + 1;
-        const record: StoredRecord = {
-          conv: input.conv,
-          seq,
-          hash: input.hash,
-          bytes: input.bytes,
-          signatures: encodeSignatures(input.signatures),
-          certificate: signCertificate(ctx.routerKey, { conv: input.conv, seq, record: input.hash }),
-        };
-        await appendRecord(trx, { ...record, author: input.author, postId: input.postId, committedAt: ctx.now() });
-        return { kind: "certified", record, existed: false, differs: false } as const;
-      });
+      return await ctx.store.db.transaction().execute((trx) => applyAtHead(trx, ctx, input));
     } catch (error) {
-      if (attempt < 2 && isUniqueViolation(error)) continue;
+      if (attempt < 2 && isRetryable(error)) continue;
       throw error;
     }
+  }
+}
+
+interface Queued {
+  readonly input: HeadCommit;
+  resolve(outcome: AppendOutcome): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Group commit: appends that arrive while a transaction is in flight share the next one, so one
+ * durable commit (one fsync on SQLite) certifies many records. If a batch fails, its appends are
+ * committed one by one, so one bad append never fails the others.
+ */
+export class AppendBatcher {
+  private queue: Queued[] = [];
+  private running = false;
+
+  constructor(
+    private readonly ctx: AppendContext,
+    private readonly maxBatch = 256,
+  ) {}
+
+  commit(input: HeadCommit): Promise<AppendOutcome> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ input, resolve, reject });
+      void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (this.queue.length > 0) await this.commitBatch(this.queue.splice(0, this.maxBatch));
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async commitBatch(batch: Queued[]): Promise<void> {
+    let outcomes: AppendOutcome[];
+    try {
+      outcomes = await this.ctx.store.db.transaction().execute(async (trx) => {
+        const results: AppendOutcome[] = [];
+        for (const item of batch) results.push(await applyAtHead(trx, this.ctx, item.input));
+        return results;
+      });
+    } catch {
+      for (const item of batch) await commitOne(this.ctx, item.input).then(item.resolve, item.reject);
+      return;
+    }
+    batch.forEach((item, i) => item.resolve(outcomes[i]!));
   }
 }
 
@@ -116,6 +169,7 @@ async function isRegistered(ctx: AppendContext, name: string): Promise<boolean> 
 /** Checks and certifies a post proposed by the linked agent `author`. */
 export async function appendPost(
   ctx: AppendContext,
+  appends: AppendBatcher,
   author: { name: string; publicKey: Uint8Array },
   bytes: Uint8Array,
   signature: Uint8Array,
@@ -142,7 +196,7 @@ export async function appendPost(
     if (!(await isRegistered(ctx, other)))
       return { kind: "refused", reason: "unknown-agent", detail: `${other} is not registered` };
   }
-  const outcome = await commitAtHead(ctx, {
+  const outcome = await appends.commit({
     conv: record.conv,
     bytes,
     hash,

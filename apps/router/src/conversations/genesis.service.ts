@@ -14,7 +14,7 @@ import {
 } from "@social-harness/protocol";
 import type { CosignMessage } from "../bus/bus.js";
 import { findAgents } from "../registry/registry.store.js";
-import { commitAtHead, type AppendContext, type AppendOutcome, type Signer } from "./append.service.js";
+import type { AppendBatcher, AppendContext, AppendOutcome, Signer } from "./append.service.js";
 import { lockHead } from "./conversations.store.js";
 
 export interface GenesisOptions {
@@ -37,6 +37,7 @@ export class GenesisCoordinator {
 
   constructor(
     private readonly ctx: AppendContext,
+    private readonly appends: AppendBatcher,
     private readonly options: GenesisOptions,
   ) {
     ctx.bus.onCosign((message) => this.observe(message));
@@ -116,7 +117,7 @@ export class GenesisCoordinator {
       signer: m,
       signature: m === author.name ? signature : signatures.value.get(m)!,
     }));
-    const outcome = await commitAtHead(this.ctx, {
+    const outcome = await this.appends.commit({
       conv: record.conv,
       bytes,
       hash,

@@ -22,7 +22,7 @@ import {
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import { WebSocketServer, type WebSocket } from "ws";
-import type { AppendContext, AppendOutcome } from "../conversations/append.service.js";
+import type { AppendBatcher, AppendContext, AppendOutcome } from "../conversations/append.service.js";
 import { appendPost } from "../conversations/append.service.js";
 import { membersOf } from "../conversations/conversations.store.js";
 import type { GenesisCoordinator } from "../conversations/genesis.service.js";
@@ -33,6 +33,7 @@ const HANDSHAKE_TIMEOUT_MS = 10_000;
 const PING_INTERVAL_MS = 15_000;
 
 export interface LinkServerDeps extends AppendContext {
+  readonly appends: AppendBatcher;
   readonly genesis: GenesisCoordinator;
   readonly log: Logger;
 }
@@ -226,7 +227,7 @@ export class LinkServer {
         return;
       }
       case "propose":
-        return this.answer(session, frame.id, await appendPost(this.deps, session, frame.record, frame.signature));
+        return this.answer(session, frame.id, await appendPost(this.deps, this.deps.appends, session, frame.record, frame.signature));
       case "open-group":
         return this.answer(session, frame.id, await this.deps.genesis.open(session, frame.record, frame.signature));
       case "cosign":
