@@ -26,6 +26,11 @@ import { sendMessageTool } from "./posts/posts.tools.js";
 import { SemanticSend } from "./posts/semantic-send.js";
 import { RouterLink } from "./router-link/router-link.js";
 import { Trust, type TrustPolicy } from "./trust/trust.service.js";
+import { CallbackClient } from "./webhooks/callback-client.js";
+import { WebhookDelivery, type DeliverySchedule } from "./webhooks/delivery.service.js";
+import { SecretVault } from "./webhooks/secret-vault.js";
+import { Subscriptions, UNSAFE_LOCAL_WARNING } from "./webhooks/subscriptions.service.js";
+import { webhookMethods } from "./webhooks/webhooks.mcp.js";
 
 export interface DaemonConfig {
   readonly name: string;
@@ -41,6 +46,10 @@ export interface DaemonConfig {
   readonly collectiveWaitMs?: number;
   /** Push stream heartbeat interval (at most 30 s; default 25 s). */
   readonly heartbeatMs?: number;
+  /** `--unsafe-allow-local-callbacks`: webhooks may use plain http:// and loopback or private addresses. */
+  readonly allowLocalCallbacks?: boolean;
+  /** Webhook retry and suspension times; tests shorten them (the attempt count stays 100). */
+  readonly webhookSchedule?: Partial<Omit<DeliverySchedule, "suspendAttempts">>;
 }
 
 export interface RunningDaemon {
@@ -131,14 +140,52 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
 
   const consumers = new InboxConsumers();
   const pushStreams = new PushStreams({ inbox, consumers, log, heartbeatMs: config.heartbeatMs ?? 25_000 });
+  // Webhooks come after collective recovery: occurrences of rows it retired are discarded before
+  // delivery starts, and a retained registration owns the inbox before any stream can ask.
+  const allowLocal = config.allowLocalCallbacks ?? false;
+  if (allowLocal) log.warn(UNSAFE_LOCAL_WARNING);
+  const vault = new SecretVault(path.join(config.dataDir, "webhook.key"));
+  const callbacks = new CallbackClient({ allowLocal });
+  const delivery = new WebhookDelivery({
+    store,
+    inbox,
+    vault,
+    sender: callbacks,
+    log,
+    schedule: config.webhookSchedule,
+  });
+  const discarded = await delivery.recover();
+  if (discarded > 0) log.info({ discarded }, "discarded webhook occurrences of items no longer pending");
+  const subscriptions = new Subscriptions({
+    store,
+    vault,
+    consumers,
+    delivery,
+    sender: callbacks,
+    log,
+    allowLocal,
+    challengeTimeoutMs: config.webhookSchedule?.attemptTimeoutMs ?? 10_000,
+  });
+  await subscriptions.restore();
   const mcp = createMcpEndpoint({
     credentials,
     tools: [sendMessageTool(semanticSend), ...inboxTools(inbox)],
-    extensions: [(server, principal, era) => pushStreams.register(server, principal, era)],
+    extensions: [
+      (server, principal, era) => pushStreams.register(server, principal, era),
+      webhookMethods(subscriptions),
+    ],
     instructions: INSTRUCTIONS,
     log,
   });
-  const services: OwnerServices = { name: config.name, store, inbox, trust, history, linkState: () => link.state };
+  const services: OwnerServices = {
+    name: config.name,
+    store,
+    inbox,
+    trust,
+    history,
+    subscriptions,
+    linkState: () => link.state,
+  };
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: "/trpc/",
@@ -169,6 +216,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     http.listen(config.port, config.host, () => resolve());
   });
   link.start();
+  delivery.start();
 
   const address = http.address();
   const port = typeof address === "object" && address !== null ? address.port : config.port;
@@ -182,6 +230,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     credentials,
     async close() {
       pushStreams.terminateAll("the daemon is shutting down");
+      await delivery.stop();
       await mcp.close();
       await new Promise<void>((resolve) => {
         http.close(() => resolve());

@@ -1,6 +1,6 @@
 /**
  * `social-harness daemon --name <agent> --router ws://... --data <dir> [--listen 127.0.0.1:0]
- * [--trust open|allowlist]`: starts a daemon, prints one ready line of JSON to stdout, logs to
+ * [--trust open|allowlist] [--unsafe-allow-local-callbacks]`: starts a daemon, prints one ready line of JSON to stdout, logs to
  * stderr, and shuts down cleanly on SIGTERM or SIGINT. The only place that reads the daemon's
  * command line and environment.
  */
@@ -22,7 +22,20 @@ export const DAEMON_OPTIONS = {
   "collective-wait-ms": { type: "string" },
   "event-heartbeat-ms": { type: "string" },
   "unsafe-allow-local-callbacks": { type: "boolean", default: false },
+  "webhook-timeout-ms": { type: "string" },
+  "webhook-retry-base-ms": { type: "string" },
+  "webhook-retry-cap-ms": { type: "string" },
+  "webhook-suspend-window-ms": { type: "string" },
 } as const;
+
+type MillisecondFlag =
+  | "router-timeout-ms"
+  | "collective-wait-ms"
+  | "event-heartbeat-ms"
+  | "webhook-timeout-ms"
+  | "webhook-retry-base-ms"
+  | "webhook-retry-cap-ms"
+  | "webhook-suspend-window-ms";
 
 export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
   const { values } = parseArgs({ args: [...argv], options: DAEMON_OPTIONS, strict: true });
@@ -33,7 +46,7 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
   if (values.trust !== "open" && values.trust !== "allowlist") throw new Error("--trust is open or allowlist");
   const log = pino({ name: values.name, level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const { host, port } = parseListen(values.listen);
-  const milliseconds = (flag: "router-timeout-ms" | "collective-wait-ms" | "event-heartbeat-ms") => {
+  const milliseconds = (flag: MillisecondFlag) => {
     const value = values[flag];
     if (value === undefined) return undefined;
     const ms = Number(value);
@@ -51,6 +64,14 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
     routerTimeoutMs: milliseconds("router-timeout-ms"),
     collectiveWaitMs: milliseconds("collective-wait-ms"),
     heartbeatMs: Math.min(milliseconds("event-heartbeat-ms") ?? 25_000, 30_000),
+    allowLocalCallbacks: values["unsafe-allow-local-callbacks"],
+    webhookSchedule: {
+      attemptTimeoutMs: milliseconds("webhook-timeout-ms"),
+      retryBaseMs: milliseconds("webhook-retry-base-ms"),
+      // The cap is 60 s (SPEC §14); a smaller one is for tests.
+      retryCapMs: Math.min(milliseconds("webhook-retry-cap-ms") ?? 60_000, 60_000),
+      suspendWindowMs: milliseconds("webhook-suspend-window-ms"),
+    },
   });
   process.stdout.write(
     `${JSON.stringify({ ready: true, name: daemon.name, mcp: daemon.mcpUrl, trpc: daemon.trpcUrl, data: daemon.dataDir })}\n`,

@@ -2,6 +2,7 @@
 import { historyRouter } from "../history/history.router.js";
 import { inboxRouter } from "../inbox/inbox.router.js";
 import { holdsRouter, trustRouter } from "../trust/trust.router.js";
+import { subscriptionsRouter } from "../webhooks/webhooks.router.js";
 import { ownerProcedure, router } from "./trpc.js";
 
 export const appRouter = router({
@@ -15,6 +16,7 @@ export const appRouter = router({
   history: historyRouter,
   trust: trustRouter,
   holds: holdsRouter,
+  subscriptions: subscriptionsRouter,
 });
 
 export type AppRouter = typeof appRouter;

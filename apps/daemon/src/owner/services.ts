@@ -3,6 +3,7 @@ import type { History } from "../history/history.service.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import type { DaemonStore } from "../db/database.js";
 import type { Trust } from "../trust/trust.service.js";
+import type { Subscriptions } from "../webhooks/subscriptions.service.js";
 
 export interface OwnerServices {
   readonly name: string;
@@ -10,5 +11,6 @@ export interface OwnerServices {
   readonly inbox: Inbox;
   readonly trust: Trust;
   readonly history: History;
+  readonly subscriptions: Subscriptions;
   readonly linkState: () => string;
 }

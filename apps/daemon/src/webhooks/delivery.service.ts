@@ -1,0 +1,286 @@
+/**
+ * The webhook delivery engine (seed 000 "Webhook consumer"): one item in flight, offered in inbox
+ * order to the registration that owns the inbox. The occurrence (event id and exact body bytes) is
+ * stored before the first attempt; callback I/O runs outside any transaction. A 2xx retires the
+ * item and clears the occurrence in one transaction and the next item goes at once. Failures retry
+ * with capped, jittered exponential backoff; ≥100 attempts over ≥1 h suspend; 410 and 413 suspend
+ * terminally. Expired registrations wait, keeping their occurrence and diagnostics for a refresh.
+ */
+import type { Logger } from "pino";
+import type { DaemonStore } from "../db/database.js";
+import type { Inbox } from "../inbox/inbox.service.js";
+import { pendingRows, settleInboxRow } from "../inbox/inbox.store.js";
+import type { CallbackSender } from "./callback-client.js";
+import { buildOccurrence } from "./event-occurrence.js";
+import type { SecretVault } from "./secret-vault.js";
+import { callbackHeaders, parseWebhookSecret } from "./signing.js";
+import type { FailureCategory } from "./webhooks.schema.js";
+import {
+  clearOccurrence,
+  countFailure,
+  discardSettledOccurrences,
+  findOccurrence,
+  findSubscription,
+  insertOccurrence,
+  recordReceipt,
+  retainedSubscriptions,
+  scheduleRetry,
+  type OccurrenceRow,
+  type SubscriptionRow,
+} from "./webhooks.store.js";
+
+/** Retry and suspension parameters; tests shorten the times, never the attempt count. */
+export interface DeliverySchedule {
+  /** First retry delay before jitter (default 1 s). */
+  readonly retryBaseMs: number;
+  /** Largest retry delay (at most 60 s). */
+  readonly retryCapMs: number;
+  /** Suspend after this many failed attempts... */
+  readonly suspendAttempts: number;
+  /** ...spanning at least this long (default one hour). */
+  readonly suspendWindowMs: number;
+  /** Deadline of one attempt, connection to status line. */
+  readonly attemptTimeoutMs: number;
+}
+
+export const DEFAULT_SCHEDULE: DeliverySchedule = {
+  retryBaseMs: 1_000,
+  retryCapMs: 60_000,
+  suspendAttempts: 100,
+  suspendWindowMs: 60 * 60 * 1000,
+  attemptTimeoutMs: 10_000,
+};
+
+/** Time as the engine sees it; tests pass a clock whose sleep advances time at once. */
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, or early (without rejecting) when `signal` aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      }
+      signal.addEventListener("abort", done);
+    }),
+};
+
+export interface DeliveryDeps {
+  readonly store: DaemonStore;
+  readonly inbox: Inbox;
+  readonly vault: SecretVault;
+  readonly sender: CallbackSender;
+  readonly log: Logger;
+  readonly schedule?: Partial<DeliverySchedule>;
+  readonly clock?: Clock;
+  /** Jitter source in [0, 1). */
+  readonly random?: () => number;
+}
+
+/** The delay before retry number `attempts` (1-based): equal jitter over a capped doubling. */
+export function retryDelayMs(attempts: number, schedule: DeliverySchedule, random: () => number): number {
+  const ceiling = Math.min(schedule.retryCapMs, schedule.retryBaseMs * 2 ** Math.min(attempts - 1, 30));
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+function categoryOf(status: number): FailureCategory {
+  if (status >= 300 && status < 400) return "redirect";
+  if (status >= 400 && status < 500) return "http_4xx";
+  return "http_5xx";
+}
+
+/** A status after which the receiver must not see this item again (seed 000). */
+const TERMINAL_STATUSES: ReadonlySet<number> = new Set([410, 413]);
+
+type Next = { readonly waitMs: number } | "now" | "idle";
+
+export class WebhookDelivery {
+  private readonly schedule: DeliverySchedule;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private woken = false;
+  private wakeIdle: (() => void) | undefined;
+  private inFlight: { subscriptionId: string; controller: AbortController } | undefined;
+  private unwatch: (() => void) | undefined;
+
+  constructor(private readonly deps: DeliveryDeps) {
+    this.schedule = { ...DEFAULT_SCHEDULE, ...deps.schedule };
+    this.clock = deps.clock ?? systemClock;
+    this.random = deps.random ?? Math.random;
+  }
+
+  /**
+   * Restart recovery for callbacks: drops every stored occurrence whose inbox row is no longer
+   * pending (e.g. a collective request recovery retired). Run after recoverCollectives, before start.
+   */
+  async recover(): Promise<number> {
+    return discardSettledOccurrences(this.deps.store.db);
+  }
+
+  /** Starts the delivery loop; it runs until `stop`. */
+  start(): void {
+    if (this.running !== undefined) return;
+    this.unwatch = this.deps.inbox.watch(() => this.wake());
+    this.running = this.loop();
+  }
+
+  /** Re-evaluates at once (a new item, subscribe, refresh, resume or revoke). */
+  wake(): void {
+    this.woken = true;
+    const wake = this.wakeIdle;
+    this.wakeIdle = undefined;
+    wake?.();
+  }
+
+  /** Abandons an attempt in flight for a registration being revoked; its outcome is then ignored. */
+  cancel(subscriptionId: string): void {
+    if (this.inFlight?.subscriptionId === subscriptionId) this.inFlight.controller.abort();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unwatch?.();
+    this.inFlight?.controller.abort();
+    this.wake();
+    await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      this.woken = false;
+      let next: Next;
+      try {
+        next = await this.step();
+      } catch (error) {
+        this.deps.log.error({ err: error }, "webhook delivery step failed; retrying in a second");
+        next = { waitMs: 1_000 };
+      }
+      if (this.stopped) break;
+      if (next !== "now") await this.idle(next === "idle" ? undefined : next.waitMs);
+    }
+  }
+
+  private idle(ms: number | undefined): Promise<void> {
+    if (this.woken) return Promise.resolve();
+    return new Promise((resolve) => {
+      const controller = new AbortController();
+      this.wakeIdle = () => {
+        controller.abort();
+        resolve();
+      };
+      if (ms !== undefined) {
+        void this.clock.sleep(ms, controller.signal).then(() => {
+          this.wakeIdle = undefined;
+          resolve();
+        });
+      }
+    });
+  }
+
+  /** One decision: what the owning registration does now, and when to look again. */
+  private async step(): Promise<Next> {
+    const { db } = this.deps.store;
+    const now = this.clock.now();
+    const [subscription] = await retainedSubscriptions(db);
+    if (subscription === undefined || subscription.state !== "active") return "idle";
+    // An expired lease cannot deliver; a refresh wakes the loop.
+    if (subscription.leaseExpiresAt <= now) return "idle";
+
+    let occurrence = await findOccurrence(db, subscription.id);
+    if (occurrence !== undefined) {
+      const row = await this.deps.inbox.find(occurrence.token);
+      if (row?.state !== "pending") {
+        await clearOccurrence(db, subscription.id, occurrence.eventId);
+        return "now";
+      }
+    } else {
+      const [row] = await pendingRows(db, 0, Number.MAX_SAFE_INTEGER, 1);
+      if (row === undefined) return "idle";
+      const { eventId, body } = buildOccurrence(row);
+      occurrence = { subscriptionId: subscription.id, token: row.token, eventId, body, createdAt: now };
+      // Persisted before use: a restart retries these exact bytes under this id.
+      await insertOccurrence(db, occurrence);
+    }
+
+    const due = subscription.nextAttemptAt ?? now;
+    if (due > now) return { waitMs: Math.min(due, subscription.leaseExpiresAt) - now };
+    return this.attempt(subscription, occurrence);
+  }
+
+  private async attempt(subscription: SubscriptionRow, occurrence: OccurrenceRow): Promise<Next> {
+    const secret = this.deps.vault.open(subscription.sealedSecret, subscription.id);
+    const key = parseWebhookSecret(secret);
+    if (key === undefined) throw new Error(`the stored secret of ${subscription.id} is not a webhook secret`);
+    const controller = new AbortController();
+    this.inFlight = { subscriptionId: subscription.id, controller };
+    let outcome;
+    try {
+      outcome = await this.deps.sender.post({
+        url: subscription.url,
+        headers: callbackHeaders({
+          key,
+          id: occurrence.eventId,
+          timestampSeconds: Math.floor(this.clock.now() / 1000),
+          body: occurrence.body,
+          subscriptionId: subscription.id,
+        }),
+        body: occurrence.body,
+        timeoutMs: this.schedule.attemptTimeoutMs,
+        signal: controller.signal,
+      });
+    } finally {
+      this.inFlight = undefined;
+    }
+    if (outcome.kind === "cancelled") return "now";
+    const at = this.clock.now();
+    if (outcome.kind === "response" && outcome.status >= 200 && outcome.status <= 299) {
+      await this.retire(subscription.id, occurrence, at);
+      return "now";
+    }
+    const category = outcome.kind === "failure" ? outcome.category : categoryOf(outcome.status);
+    const terminal = outcome.kind === "response" && TERMINAL_STATUSES.has(outcome.status) ? outcome.status : null;
+    await this.fail(subscription.id, category, terminal, at);
+    return "now";
+  }
+
+  private async retire(subscriptionId: string, occurrence: OccurrenceRow, at: number): Promise<void> {
+    const retired = await this.deps.store.db.transaction().execute(async (trx) => {
+      const current = await findSubscription(trx, subscriptionId);
+      // Revoked meanwhile: the item stays pending for read_inbox or a later consumer.
+      if (current === undefined || current.state === "revoked") return false;
+      if (!(await clearOccurrence(trx, subscriptionId, occurrence.eventId))) return false;
+      await settleInboxRow(trx, occurrence.token, "acknowledged", `webhook:${subscriptionId}`, at);
+      await recordReceipt(trx, subscriptionId, at);
+      return true;
+    });
+    if (retired) this.deps.inbox.changed();
+  }
+
+  private async fail(subscriptionId: string, category: FailureCategory, terminal: number | null, at: number) {
+    await this.deps.store.db.transaction().execute(async (trx) => {
+      const counted = await countFailure(trx, subscriptionId, { category, at });
+      if (counted === undefined || counted.state !== "active") return;
+      const window = at - (counted.failingSince ?? at);
+      if (terminal !== null) {
+        await scheduleRetry(trx, subscriptionId, { suspend: true, terminalStatus: terminal });
+        this.deps.log.warn({ subscription: subscriptionId, status: terminal }, "webhook receiver rejected terminally");
+      } else if (counted.attempts >= this.schedule.suspendAttempts && window >= this.schedule.suspendWindowMs) {
+        await scheduleRetry(trx, subscriptionId, { suspend: true, terminalStatus: null });
+        this.deps.log.warn({ subscription: subscriptionId, attempts: counted.attempts }, "webhook suspended");
+      } else {
+        const delay = retryDelayMs(counted.attempts, this.schedule, this.random);
+        await scheduleRetry(trx, subscriptionId, { nextAttemptAt: at + delay });
+      }
+    });
+  }
+}
