@@ -124,13 +124,13 @@ describe("readMessageText", () => {
       fc.record({ action: fc.constant("accept"), content: fc.dictionary(fc.string(), answerValue) }),
     );
     const anything = fc.record(fields, { requiredKeys: [] });
-    const value = fc.oneof(
+    const objects = fc.oneof(
       anything,
       wellFormed,
       fc.tuple(wellFormed, anything).map(([operation, extra]) => ({ ...operation, ...extra })),
     );
     fc.assert(
-      fc.property(value, fc.constantFrom("", " ", "\n"), (value: Record<string, unknown>, pad) => {
+      fc.property(objects, fc.constantFrom("", " ", "\n"), (value: Record<string, unknown>, pad) => {
         const text = `${pad}${JSON.stringify(value)}${pad}`;
         const read = readMessageText("agent:bob", text);
         const named = OPERATIONS.filter((op) => op in value);
