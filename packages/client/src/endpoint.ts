@@ -1,12 +1,14 @@
 /**
  * acquireHarnessEndpoint (seed 003 "Service shape"): the HarnessEndpoint a host holds for the life
- * of a Scope, over its daemon's MCP endpoint, and forEachDelivery, the handoff seed 000 "Delivery
+ * of a Scope, over its daemon's MCP endpoint, receiving through the daemon's events/stream push (or
+ * by polling a daemon without MCP Events), and forEachDelivery, the handoff seed 000 "Delivery
  * handoff" prescribes: acknowledge after the handler succeeds, leave the item pending when it fails.
  */
 import { Config, Duration, Effect, Option, Redacted, Stream, type Scope } from "effect";
 import { ConnectError, type DeliveryAcknowledgeError, type ListenError } from "./errors.js";
 import { acknowledgeDelivery, readInboxPage, type PendingEntry } from "./inbox.js";
-import { pendingEntries } from "./inbox-stream.js";
+import { pushInbox } from "./inbox-push.js";
+import { pendingOnce, pollInbox } from "./inbox-stream.js";
 import { openMcpConnection } from "./mcp-connection.js";
 import { sendMessage } from "./send.js";
 import type { HarnessEndpoint, InboundDelivery } from "./types.js";
@@ -16,6 +18,8 @@ export const TOKEN_ENV = "SOCIAL_HARNESS_TOKEN";
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_POLL_INTERVAL_MS = 500;
+// Twice the longest heartbeat interval the daemon may use (30 s, seed 000; research/mcp-events.md §6).
+const DEFAULT_HEARTBEAT_TIMEOUT_MS = 60_000;
 
 /** Options of acquireHarnessEndpoint beyond the endpoint URL. */
 export interface HarnessEndpointOptions {
@@ -30,7 +34,16 @@ export interface HarnessEndpointOptions {
    * fails as outcome-unknown, since the daemon may already have acted.
    */
   readonly requestTimeoutMs?: number;
-  /** How long `messages` waits before reading an inbox that had nothing new, in milliseconds; default 500. */
+  /**
+   * How long `messages` waits for any notification of its events/stream (an event or a heartbeat)
+   * before it counts the stream as lost, closes it and attaches a new one, in milliseconds; default
+   * 60,000, twice the daemon's longest heartbeat interval.
+   */
+  readonly heartbeatTimeoutMs?: number;
+  /**
+   * Only for a daemon that does not advertise MCP Events, which `messages` reads by polling: how
+   * long it waits before reading an inbox that had nothing new, in milliseconds; default 500.
+   */
   readonly pollIntervalMs?: number;
 }
 
@@ -55,7 +68,11 @@ const runtimeToken = (given: string | undefined): Effect.Effect<Redacted.Redacte
  * Connects to the daemon's MCP endpoint at `endpoint` (e.g. `http://127.0.0.1:40123/mcp`) for the
  * life of the scope; closing the scope closes the connection. `messages` yields each pending item
  * once per run of the stream, in inbox order; an item the host never acknowledges stays pending,
- * so a new run yields it again.
+ * so a new run yields it again. Each run holds the daemon's events/stream (the inbox's one push
+ * consumer), reads the inbox when the stream opens and on each event, and reattaches after
+ * heartbeat silence or a lost stream; it ends only when another consumer owns the inbox, the token
+ * is refused, the daemon answers what this client cannot read, or the scope closes. A daemon that
+ * does not advertise MCP Events is polled instead.
  */
 export function acquireHarnessEndpoint(
   endpoint: URL,
@@ -74,10 +91,13 @@ export function acquireHarnessEndpoint(
         ? { item: entry.item, acknowledge }
         : { item: entry.item, guidance: entry.guidance, acknowledge };
     };
-    const messages = pendingEntries(
-      (cursor) => readInboxPage(connection, cursor),
-      Duration.millis(options?.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS),
-    ).pipe(Stream.map(toDelivery));
+    const readPage = (cursor: string | undefined) => readInboxPage(connection, cursor);
+    const reads = connection.servesEvents
+      ? pushInbox(connection, readPage, {
+          heartbeatTimeout: Duration.millis(options?.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS),
+        })
+      : pollInbox(readPage, Duration.millis(options?.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS));
+    const messages = pendingOnce(reads).pipe(Stream.map(toDelivery));
     return {
       send: (input, sendOptions) => sendMessage(connection, input, sendOptions),
       messages,

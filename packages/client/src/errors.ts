@@ -73,10 +73,15 @@ export class FirewallSendError extends Data.TaggedError("FirewallSendError")<{
 /**
  * Why the inbound stream stopped:
  * - `unauthorized`: the daemon refused the runtime token (HTTP 401 or 403);
- * - `unreachable`: the daemon could not be reached, or did not answer within the request timeout;
+ * - `unreachable`: the endpoint's scope is closed, or a daemon read by polling (one without MCP
+ *   Events) could not be reached or did not answer within the request timeout; a push stream
+ *   keeps reattaching to a daemon that is away instead;
+ * - `consumer-taken`: another consumer owns the daemon's inbox (seed 000: one push or webhook
+ *   consumer at a time): a webhook subscription refused the push stream, or a newer stream
+ *   replaced this one;
  * - `invalid-response`: the daemon answered with an error or a page this client cannot read.
  */
-export type ListenErrorReason = "unauthorized" | "unreachable" | "invalid-response";
+export type ListenErrorReason = "unauthorized" | "unreachable" | "consumer-taken" | "invalid-response";
 
 /** The stream of inbound deliveries failed; items not yet acknowledged stay pending. */
 export class ListenError extends Data.TaggedError("ListenError")<{

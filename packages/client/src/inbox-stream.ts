@@ -1,11 +1,10 @@
 /**
  * HarnessEndpoint.messages: every pending inbox item once per run of the stream, in inbox order.
- * A source produces complete reads of the inbox page by page (today `pollInbox`; the events/stream
- * push of seed 000 can replace it by producing the same pages when notified); `pendingOnce` then
- * drops what this run already yielded. Nothing here acknowledges: unacknowledged items stay pending.
+ * A source produces complete reads of the inbox page by page: `pushInbox` (inbox-push.ts) when the
+ * daemon serves MCP Events, `pollInbox` here otherwise; `pendingOnce` then drops what this run
+ * already yielded. Nothing here acknowledges: unacknowledged items stay pending.
  */
 import { Chunk, Effect, Option, Stream, type Duration } from "effect";
-import type { ListenError } from "./errors.js";
 import type { InboxPage, PendingEntry } from "./inbox.js";
 
 /** One page of a complete read of the inbox; `last` ends that read. */
@@ -78,12 +77,4 @@ export function pendingOnce<E>(pages: Stream.Stream<ReadPage, E>): Stream.Stream
     }),
     Stream.flattenIterables,
   );
-}
-
-/** The pending entries of the inbox, each once per run of the stream, read by polling. */
-export function pendingEntries(
-  readPage: (cursor: string | undefined) => Effect.Effect<InboxPage, ListenError>,
-  interval: Duration.DurationInput,
-): Stream.Stream<PendingEntry, ListenError> {
-  return pendingOnce(pollInbox(readPage, interval));
 }

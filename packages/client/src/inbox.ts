@@ -6,7 +6,8 @@
 import { Effect, Option } from "effect";
 import { InboxEntrySchema, SEND_REFUSED_CODE, type InboxEntry } from "@social-harness/protocol";
 import { acknowledgeErrorFromRefusal, DeliveryAcknowledgeError, ListenError } from "./errors.js";
-import type { McpConnection, ToolCallError } from "./mcp-connection.js";
+import type { McpConnection } from "./mcp-connection.js";
+import type { ToolCallError } from "./mcp-errors.js";
 import type { InboundItem, LocalGuidance } from "./types.js";
 
 /** One pending entry of the inbox, as the public values carry it. */

@@ -1,133 +1,84 @@
 /**
  * The MCP session with the daemon: one v2 SDK client over Streamable HTTP, authenticated with the
  * runtime bearer token, negotiating protocol 2026-07-28 or the legacy era, opened in a Scope and
- * closed with it. Each tool call ends in its structured result or one ToolCallError saying how far
- * the request got, which is what a send's outcome-unknown and network-unavailable rest on.
+ * closed with it. Tool calls end in their structured result or one ToolCallError; an events/stream
+ * runs until it ends and hands over only the notifications that carry its own subscription id.
  */
-import { Data, Effect, Redacted, Ref, type Scope } from "effect";
+import { Effect, Redacted, Ref, Schema, type Scope } from "effect";
 import {
   Client,
-  ProtocolError,
-  SdkError,
-  SdkErrorCode,
-  SdkHttpError,
+  isJSONRPCRequest,
   StreamableHTTPClientTransport,
+  SUBSCRIPTION_ID_META_KEY,
+  type RequestId,
 } from "@modelcontextprotocol/client";
 import { ConnectError } from "./errors.js";
+import { connectErrorOf, ToolCallError, toolCallErrorOf } from "./mcp-errors.js";
 
 // The runtime tools the client calls (seed 000 "MCP Events and inbox", seed 001 "MCP adapter projection").
 const REQUIRED_TOOLS = ["send_message", "read_inbox", "acknowledge_delivery"] as const;
 
-// Socket errors raised before a connection existed: the daemon cannot have seen the request.
-const NOT_CONNECTED_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EADDRNOTAVAIL",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
+// SDK v2 clients strip the top-level `events` capability; the extension key survives (research/mcp-sdk-v2.md §5).
+const EVENTS_EXTENSION = "io.modelcontextprotocol/events";
 
-/**
- * How far a failed tool call got:
- * - `refused`: the daemon answered with a JSON-RPC error (`code`, `data`);
- * - `unauthorized`: the daemon refused the token with HTTP 401 or 403 before dispatching;
- * - `unsent`: the request never reached the daemon (no connection, or the session is closed);
- * - `ambiguous`: it failed or timed out after it may have reached the daemon;
- * - `failed`: the tool ran and answered a result marked isError.
- */
-export class ToolCallError extends Data.TaggedError("ToolCallError")<{
-  readonly kind: "refused" | "unauthorized" | "unsent" | "ambiguous" | "failed";
-  readonly detail: string;
-  readonly code?: number;
-  readonly data?: unknown;
-  readonly cause?: unknown;
-}> {}
+// `Infinity` and 0 fire at once; the largest timer Node accepts stands for none (research/mcp-sdk-v2.md §8).
+const NO_TIMEOUT_MS = 2 ** 31 - 1;
+
+const EVENT_NOTIFICATIONS = ["active", "event", "heartbeat", "error", "terminated"] as const;
+
+/** The notifications/events/* methods, by their last segment. */
+export type EventNotificationKind = (typeof EVENT_NOTIFICATIONS)[number];
+
+/** One notification of an events/stream; `params` still holds its `_meta`. */
+export interface EventNotification {
+  readonly kind: EventNotificationKind;
+  readonly params: Readonly<Record<string, unknown>>;
+}
 
 /** An open MCP session with one daemon. */
 export interface McpConnection {
+  /** Whether the daemon advertises the MCP Events extension, and so serves events/stream. */
+  readonly servesEvents: boolean;
+  /** False once the scope that opened the session has closed it. */
+  readonly isOpen: Effect.Effect<boolean>;
   /** Calls a tool; succeeds with its structuredContent, which the caller validates. */
   readonly callTool: (
     name: string,
     args: Readonly<Record<string, unknown>>,
     meta?: Readonly<Record<string, unknown>>,
   ) => Effect.Effect<unknown, ToolCallError>;
+  /**
+   * Opens events/stream for the event `name` with no request timeout and hands each notification
+   * of that stream, and of no other, to `onNotification`. It succeeds when the daemon closes the
+   * stream and fails when the request fails; interrupting it closes the stream.
+   */
+  readonly streamEvents: (
+    name: string,
+    onNotification: (notification: EventNotification) => void,
+  ) => Effect.Effect<void, ToolCallError>;
 }
 
-function causeChain(error: unknown): unknown[] {
-  const chain: unknown[] = [];
-  let current = error;
-  while (current !== undefined && current !== null && chain.length < 8 && !chain.includes(current)) {
-    chain.push(current);
-    current = (current as { cause?: unknown }).cause;
+const LooseObject = Schema.standardSchemaV1(Schema.Record({ key: Schema.String, value: Schema.Unknown }));
+
+// The SDK assigns a request's JSON-RPC id internally and passes the request to the transport
+// synchronously within `request()`; noting the id there is how a stream learns its subscription id.
+class ObservedTransport extends StreamableHTTPClientTransport {
+  lastEventStreamId: RequestId | undefined;
+
+  override send(...args: Parameters<StreamableHTTPClientTransport["send"]>): Promise<void> {
+    const [message] = args;
+    if (!Array.isArray(message) && isJSONRPCRequest(message) && message.method === "events/stream") {
+      this.lastEventStreamId = message.id;
+    }
+    return super.send(...args);
   }
-  return chain;
 }
 
-function neverConnected(error: unknown): boolean {
-  return causeChain(error).some((link) => {
-    const code = (link as { code?: unknown }).code;
-    return typeof code === "string" && NOT_CONNECTED_CODES.has(code);
-  });
-}
-
-function httpStatus(error: unknown): number | undefined {
-  return error instanceof SdkHttpError ? error.status : undefined;
-}
-
-function describe(error: unknown): string {
-  return causeChain(error)
-    .map((link) => (link instanceof Error ? link.message : String(link)))
-    .join(": ");
-}
-
-function toolCallErrorOf(name: string, error: unknown): ToolCallError {
-  if (error instanceof ProtocolError) {
-    return new ToolCallError({ kind: "refused", detail: error.message, code: error.code, data: error.data });
-  }
-  const status = httpStatus(error);
-  if (status === 401 || status === 403) {
-    return new ToolCallError({
-      kind: "unauthorized",
-      detail: `the daemon refused the runtime token (HTTP ${status})`,
-      cause: error,
-    });
-  }
-  if (neverConnected(error) || (error instanceof SdkError && error.code === SdkErrorCode.NotConnected)) {
-    return new ToolCallError({
-      kind: "unsent",
-      detail: `${name} never reached the daemon: ${describe(error)}`,
-      cause: error,
-    });
-  }
-  const timedOut = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
-  return new ToolCallError({
-    kind: "ambiguous",
-    detail: `${name} ${timedOut ? "timed out" : "failed"} after it may have reached the daemon: ${describe(error)}`,
-    cause: error,
-  });
-}
-
-function connectErrorOf(url: URL, error: unknown): ConnectError {
-  const status = httpStatus(error);
-  if (status === 401 || status === 403) {
-    return new ConnectError({
-      reason: "unauthorized",
-      detail: `the daemon at ${url.href} refused the runtime token (HTTP ${status})`,
-      cause: error,
-    });
-  }
-  const unreachable =
-    neverConnected(error) ||
-    (status !== undefined && status >= 500) ||
-    (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) ||
-    causeChain(error).some((link) => link instanceof TypeError && link.message === "fetch failed");
-  return new ConnectError({
-    reason: unreachable ? "unreachable" : "incompatible",
-    detail: `${unreachable ? "could not reach" : "could not use"} the MCP endpoint at ${url.href}: ${describe(error)}`,
-    cause: error,
-  });
+function subscriptionIdOf(params: Readonly<Record<string, unknown>>): RequestId | undefined {
+  const meta = params._meta;
+  if (typeof meta !== "object" || meta === null) return undefined;
+  const id = (meta as Record<string, unknown>)[SUBSCRIPTION_ID_META_KEY];
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }
 
 function resultText(content: readonly { readonly type: string; readonly text?: unknown }[]): string {
@@ -148,25 +99,34 @@ export function openMcpConnection(
 ): Effect.Effect<McpConnection, ConnectError, Scope.Scope> {
   return Effect.gen(function* () {
     const open = yield* Ref.make(true);
-    const client = yield* Effect.acquireRelease(
+    // Listeners by subscription id: a closed stream's late notifications find nobody.
+    const streams = new Map<RequestId, (notification: EventNotification) => void>();
+    const { client, transport } = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async (signal) => {
           const client = new Client(
             { name: "@social-harness/client", version: "0.1.0" },
             { versionNegotiation: { mode: "auto" } },
           );
-          const transport = new StreamableHTTPClientTransport(url, {
+          for (const kind of EVENT_NOTIFICATIONS) {
+            client.setNotificationHandler(`notifications/events/${kind}`, { params: LooseObject }, (params) => {
+              const id = subscriptionIdOf(params);
+              if (id !== undefined) streams.get(id)?.({ kind, params });
+            });
+          }
+          const transport = new ObservedTransport(url, {
             requestInit: { headers: { Authorization: `Bearer ${Redacted.value(token)}` } },
           });
           await client.connect(transport, { signal, timeout: timeoutMs }).catch(async (error: unknown) => {
             await client.close().catch(() => undefined);
             throw error;
           });
-          return client;
+          return { client, transport };
         },
         catch: (error) => connectErrorOf(url, error),
       }),
-      (client) => Effect.zipRight(Ref.set(open, false), Effect.ignoreLogged(Effect.tryPromise(() => client.close()))),
+      ({ client }) =>
+        Effect.zipRight(Ref.set(open, false), Effect.ignoreLogged(Effect.tryPromise(() => client.close()))),
     );
     const listed = yield* Effect.tryPromise({
       try: (signal) => client.listTools(undefined, { signal, timeout: timeoutMs }),
@@ -180,14 +140,18 @@ export function openMcpConnection(
         detail: `the MCP endpoint at ${url.href} does not serve ${missing.join(", ")}`,
       });
     }
+    const ensureOpen = (name: string) =>
+      Effect.flatMap(Ref.get(open), (isOpen) =>
+        isOpen
+          ? Effect.void
+          : Effect.fail(
+              new ToolCallError({ kind: "unsent", detail: `${name} was not sent: the endpoint's scope is closed` }),
+            ),
+      );
+
     const callTool: McpConnection["callTool"] = (name, args, meta) =>
       Effect.gen(function* () {
-        if (!(yield* Ref.get(open))) {
-          return yield* new ToolCallError({
-            kind: "unsent",
-            detail: `${name} was not sent: the endpoint's scope is closed`,
-          });
-        }
+        yield* ensureOpen(name);
         const result = yield* Effect.tryPromise({
           try: (signal) =>
             client.callTool(
@@ -204,6 +168,35 @@ export function openMcpConnection(
         }
         return result.structuredContent;
       });
-    return { callTool };
+
+    const streamEvents: McpConnection["streamEvents"] = (name, onNotification) =>
+      Effect.zipRight(
+        ensureOpen("events/stream"),
+        Effect.tryPromise({
+          try: (signal) => {
+            transport.lastEventStreamId = undefined;
+            const request = client.request({ method: "events/stream", params: { name } }, LooseObject, {
+              signal,
+              timeout: NO_TIMEOUT_MS,
+            });
+            const id = transport.lastEventStreamId;
+            if (id !== undefined) streams.set(id, onNotification);
+            return request
+              .then(() => undefined)
+              .finally(() => {
+                if (id !== undefined) streams.delete(id);
+              });
+          },
+          catch: (error) => toolCallErrorOf("events/stream", error),
+        }),
+      );
+
+    const extensions = client.getServerCapabilities()?.extensions;
+    return {
+      servesEvents: extensions?.[EVENTS_EXTENSION] !== undefined,
+      isOpen: Ref.get(open),
+      callTool,
+      streamEvents,
+    };
   });
 }

@@ -7,7 +7,8 @@
 import { Effect } from "effect";
 import { CheckedGuidanceSchema, isId, SEND_REFUSED_CODE, writeMessageText } from "@social-harness/protocol";
 import { SendError, sendErrorFromRefusal, type CollectiveError, type FirewallSendError } from "./errors.js";
-import type { McpConnection, ToolCallError } from "./mcp-connection.js";
+import type { McpConnection } from "./mcp-connection.js";
+import type { ToolCallError } from "./mcp-errors.js";
 import type { HarnessEndpoint, SendInput, SendResult } from "./types.js";
 
 // Runtime send options travel outside the tool arguments (seed 001 "MCP adapter projection").

@@ -1,8 +1,9 @@
 /**
  * An in-process stand-in for the daemon's MCP endpoint on a loopback port, built with the official
  * v2 server SDK: bearer auth, the four runtime tools behind an own tools/call dispatcher (so a
- * refusal travels as JSON-RPC -32030 with its data), and an inbox with cursors and tombstones.
- * Tests script send answers and inspect every call; nothing here is shipped.
+ * refusal travels as JSON-RPC -32030 with its data), an inbox with cursors and tombstones, and the
+ * MCP Events extension with inbox.pending push streams (fake-event-streams.ts). Tests script send
+ * answers and streams and inspect every call; nothing here is shipped.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,8 +15,10 @@ import {
   McpServer,
   ProtocolError,
   type CallToolResult,
+  type ServerCapabilities,
 } from "@modelcontextprotocol/server";
 import { eventIdOf, mintId, SEND_REFUSED_CODE } from "@social-harness/protocol";
+import { FakeEventStreams } from "./fake-event-streams.js";
 
 export interface RecordedCall {
   readonly name: string;
@@ -40,6 +43,10 @@ export interface FakeDaemonOptions {
   readonly pageSize?: number;
   /** The tools tools/list advertises; all four by default. */
   readonly tools?: readonly string[];
+  /** Whether to advertise MCP Events and serve events/stream, as the daemon does; default true. */
+  readonly events?: boolean;
+  /** The push streams' heartbeat interval in milliseconds; default 100. */
+  readonly heartbeatMs?: number;
 }
 
 export interface FakeDaemon {
@@ -54,6 +61,10 @@ export interface FakeDaemon {
   pending(): string[];
   /** Resolves once read_inbox has been called `count` times in all. */
   reads(count: number): Promise<void>;
+  /** How many times read_inbox has been called. */
+  readCount(): number;
+  /** The push streams; undefined when the fake does not serve MCP Events. */
+  readonly push: FakeEventStreams | undefined;
   stop(): Promise<void>;
 }
 
@@ -97,6 +108,8 @@ export async function startFakeDaemon(options: FakeDaemonOptions = {}): Promise<
 
   const pendingEntries = (): Stored[] =>
     [...retained.values()].filter((entry) => pendingTokens.has(entry.deliveryToken)).sort((a, b) => a.seq - b.seq);
+  const push =
+    options.events === false ? undefined : new FakeEventStreams(() => pendingTokens.size, options.heartbeatMs ?? 100);
 
   const tools: Record<ToolName, ToolHandler> = {
     send_message: (args, meta) => daemon.answerSend(args as { to: string; text: string }, meta),
@@ -119,6 +132,7 @@ export async function startFakeDaemon(options: FakeDaemonOptions = {}): Promise<
       const deliveryToken = String(args.deliveryToken);
       if (!retained.has(deliveryToken)) throw refuse({ reason: "unknown-delivery" });
       pendingTokens.delete(deliveryToken);
+      push?.countChanged();
       return {};
     },
     read_event: (args) => {
@@ -129,7 +143,12 @@ export async function startFakeDaemon(options: FakeDaemonOptions = {}): Promise<
   };
 
   const factory = () => {
-    const mcp = new McpServer({ name: "fake-social-harness-daemon", version: "0.0.0" });
+    const capabilities = { events: {}, extensions: { "io.modelcontextprotocol/events": {} } } as ServerCapabilities;
+    const mcp = new McpServer(
+      { name: "fake-social-harness-daemon", version: "0.0.0" },
+      push === undefined ? {} : { capabilities },
+    );
+    push?.register(mcp);
     for (const name of advertised.filter(isToolName)) {
       mcp.registerTool(name, { description: name, inputSchema: TOOL_INPUTS[name] }, () => ({ content: [] }));
     }
@@ -179,12 +198,16 @@ export async function startFakeDaemon(options: FakeDaemonOptions = {}): Promise<
         guidance === undefined ? { deliveryToken, item, seq } : { deliveryToken, item, guidance, seq },
       );
       pendingTokens.add(deliveryToken);
+      push?.countChanged();
       return deliveryToken;
     },
     pending: () => pendingEntries().map((entry) => entry.deliveryToken),
+    readCount: () => readCount,
+    push,
     reads: (count) =>
       readCount >= count ? Promise.resolve() : new Promise((resolve) => readWaiters.push({ count, resolve })),
     async stop() {
+      push?.closeAll();
       await mcpHandler?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
