@@ -91,10 +91,17 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
       },
       onRecord: async (frame) => {
         const outcome = await history.receive(frame);
-        if (outcome === "stored" || outcome === "duplicate") link.send({ t: "ack", conv: frame.conv, seq: frame.seq });
-        if (outcome === "gap") {
-          const cursors = await history.cursors();
-          link.send({ t: "sync", cursors: { [frame.conv]: cursors[frame.conv] ?? 0 } });
+        switch (outcome.kind) {
+          case "stored":
+          case "duplicate":
+            return link.send({ t: "ack", conv: frame.conv, seq: frame.seq });
+          case "refused":
+            return link.send({ t: "skip", conv: frame.conv, seq: frame.seq, reason: outcome.reason });
+          case "gap": {
+            link.send({ t: "skip", conv: frame.conv, seq: frame.seq, reason: outcome.reason });
+            const cursors = await history.cursors();
+            return link.send({ t: "sync", cursors: { [frame.conv]: cursors[frame.conv] ?? 0 } });
+          }
         }
       },
       onSynced: () =>

@@ -39,6 +39,7 @@ describe("checkRequestedSchema", () => {
     [{ type: "object", properties: { a: { type: "string", format: "ipv4" } } }, "requestedSchema.properties.a.format"],
     [{ type: "object", properties: { a: { type: "string", enum: [] } } }, "requestedSchema.properties.a.enum"],
     [{ type: "object", properties: {}, required: ["b"] }, "requestedSchema.required"],
+    [{ type: "object", properties: {}, required: ["toString"] }, "requestedSchema.required"],
     [{ type: "array", properties: {} }, "requestedSchema.type"],
     [{ type: "object", properties: {}, additionalProperties: false }, "requestedSchema.additionalProperties"],
     [
@@ -69,6 +70,7 @@ describe("checkAnswerContent", () => {
     [{}, "name"],
     [{ name: "" }, "name"],
     [{ name: "Ann", extra: 1 }, "extra"],
+    [{ name: "Ann", constructor: "x" }, "constructor"],
     [{ name: "Ann", count: 1.5 }, "count"],
     [{ name: "Ann", count: 6 }, "count"],
     [{ name: "Ann", email: "nope" }, "email"],

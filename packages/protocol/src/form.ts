@@ -231,7 +231,7 @@ export function checkRequestedSchema(schema: unknown, field = "requestedSchema")
     if (!Array.isArray(schema.required)) return fail(`${field}.required`, "must be an array of property names");
     const seen = new Set<unknown>();
     for (const name of schema.required) {
-      if (typeof name !== "string" || !(name in schema.properties)) {
+      if (typeof name !== "string" || !Object.hasOwn(schema.properties, name)) {
         return fail(`${field}.required`, `names ${JSON.stringify(name)}, which is not a property`);
       }
       if (seen.has(name)) return fail(`${field}.required`, `repeats ${JSON.stringify(name)}`);
@@ -304,13 +304,13 @@ function checkAnswerValue(name: string, property: Readonly<Record<string, unknow
 export function checkAnswerContent(schema: RequestedSchema, content: unknown): FormCheck {
   if (!isRecord(content)) return fail("content", "must be an object");
   for (const [name, value] of Object.entries(content)) {
-    const property = schema.properties[name];
+    const property = Object.hasOwn(schema.properties, name) ? schema.properties[name] : undefined;
     if (property === undefined) return fail(name, "is not a field of the requested schema");
     const check = checkAnswerValue(name, property, value);
     if (!check.ok) return check;
   }
   for (const name of schema.required ?? []) {
-    if (!(name in content)) return fail(name, "is required");
+    if (!Object.hasOwn(content, name)) return fail(name, "is required");
   }
   return OK;
 }

@@ -48,6 +48,8 @@ export const ClientFrameSchema = z.discriminatedUnion("t", [
   z.object({ t: z.literal("cosign"), request: z.string(), signature: bytes }),
   z.object({ t: z.literal("cosign-refused"), request: z.string(), reason: z.string() }),
   z.object({ t: z.literal("ack"), conv: z.string(), seq }),
+  /** A pushed record the daemon processed without storing it (refused, or ahead of a gap). */
+  z.object({ t: z.literal("skip"), conv: z.string(), seq, reason: z.string().max(500) }),
 ]);
 export type ClientFrame = z.infer<typeof ClientFrameSchema>;
 

@@ -31,7 +31,9 @@ import {
   pinRouterKey,
 } from "./history.store.js";
 
-export type ReceiveOutcome = "stored" | "duplicate" | "gap" | "refused";
+export type ReceiveOutcome =
+  | { readonly kind: "stored" | "duplicate" }
+  | { readonly kind: "gap" | "refused"; readonly reason: string };
 
 /** Handles the collective parts of records (the collective engine); consumed by default. */
 export interface CollectiveSink {
@@ -110,26 +112,23 @@ export class History {
     const { conv, seq } = frame;
     const log = this.deps.log.child({ conv, seq });
     const hash = recordHashOf(frame.record);
+    const refuse = (reason: string, fields: Record<string, unknown> = {}): ReceiveOutcome => {
+      log.warn({ ...fields, hash, reason }, "refused a record");
+      return { kind: "refused", reason };
+    };
+    // Read the cursor before the record: our own post, stored by the send path meanwhile, then
+    // shows up as a duplicate rather than as a hole below the cursor.
+    const conversation = await findConversation(this.deps.store.db, conv);
     const existing = await findRecordAt(this.deps.store.db, conv, seq);
     if (existing !== undefined) {
-      if (existing.hash === hash) return "duplicate";
-      log.warn(
-        { hash, stored: existing.hash },
-        "refused a record that conflicts with the certified record at its position",
-      );
-      return "refused";
+      return existing.hash === hash
+        ? { kind: "duplicate" }
+        : refuse("it conflicts with the certified record at its position", { stored: existing.hash });
     }
-    const conversation = await findConversation(this.deps.store.db, conv);
     const contiguous = conversation?.contiguousSeq ?? 0;
-    if (seq > contiguous + 1) return "gap";
-    if (seq <= contiguous) {
-      log.warn("refused a record below the contiguous cursor that is not stored");
-      return "refused";
-    }
-    if (this.routerKey === undefined) {
-      log.warn("refused a record before the router key was pinned");
-      return "refused";
-    }
+    if (seq > contiguous + 1) return { kind: "gap", reason: `the daemon holds this conversation up to ${contiguous}` };
+    if (seq <= contiguous) return refuse("it is below the contiguous cursor but not stored");
+    if (this.routerKey === undefined) return refuse("the router key is not pinned yet");
     const keys = await this.keysFor(frame.signatures.map((s) => s.signer));
     const prevHash = seq > 1 ? (await findRecordAt(this.deps.store.db, conv, seq - 1))?.hash : undefined;
     const verified = verifyRecordFrame(frame, {
@@ -139,14 +138,14 @@ export class History {
       prevHash,
       members: conversation === undefined ? undefined : conversation.members,
     });
-    if (!verified.ok) {
-      log.warn({ reason: verified.reason, hash }, "refused a record that does not verify");
-      return "refused";
-    }
+    if (!verified.ok) return refuse(`it does not verify: ${verified.reason}`);
     const { record, members } = verified;
     const projection = projectRecord(this.deps.self, record, members);
     let admitted = false;
-    await this.deps.store.db.transaction().execute(async (trx) => {
+    const stored = await this.deps.store.db.transaction().execute(async (trx) => {
+      // The send path may have stored our own record since the check above.
+      const raced = await findRecordAt(trx, conv, seq);
+      if (raced !== undefined) return raced.hash === hash;
       await ensureConversation(trx, conv, members, this.now());
       const disposition = await this.dispose(trx, record, hash, members, projection);
       admitted = disposition === "delivered";
@@ -168,11 +167,14 @@ export class History {
         storedAt: this.now(),
       });
       await this.advance(trx, conv);
+      return "stored" as const;
     });
+    if (stored === true) return { kind: "duplicate" };
+    if (stored === false) return refuse("it conflicts with the certified record at its position");
     if (admitted) this.deps.inbox.changed();
     this.collectives?.afterCommit(record, hash);
     for (const listener of this.storedListeners) listener(conv);
-    return "stored";
+    return { kind: "stored" };
   }
 
   private async dispose(

@@ -211,6 +211,9 @@ export class LinkServer {
         return session.sync(frame.cursors);
       case "ack":
         return session.acknowledge();
+      case "skip":
+        this.deps.log.warn({ agent: session.name, conv: frame.conv, seq: frame.seq, reason: frame.reason }, "a daemon did not store a pushed record");
+        return session.acknowledge();
       case "resolve": {
         const agents = await findAgents(this.deps.store.db, frame.names.filter(isAgentName));
         session.send({
