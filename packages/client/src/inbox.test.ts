@@ -91,14 +91,6 @@ describe.each([
     expect(error.reason).toBe("invalid-response");
   });
 
-  it.runIf(!events)("fails as unreachable when the daemon stops answering", async () => {
-    const error = await runWithEndpoint(daemon, (endpoint) =>
-      Effect.promise(() => daemon.stop()).pipe(Effect.andThen(Effect.flip(Stream.runDrain(endpoint.messages)))),
-    );
-    expect(error).toBeInstanceOf(ListenError);
-    expect(error.reason).toBe("unreachable");
-  });
-
   it("fails an acknowledgment of a token the daemon never issued as unknown-delivery", async () => {
     const error = await Effect.runPromise(
       Effect.scoped(
@@ -110,6 +102,18 @@ describe.each([
     );
     expect(error).toBeInstanceOf(DeliveryAcknowledgeError);
     expect(error.reason).toBe("unknown-delivery");
+  });
+});
+
+describe("messages read by polling", () => {
+  // A push run keeps reattaching while the daemon is away; a polling run reports it.
+  it("fails as unreachable when the daemon stops answering", async () => {
+    const daemon = await startFakeDaemon({ events: false });
+    const error = await runWithEndpoint(daemon, (endpoint) =>
+      Effect.promise(() => daemon.stop()).pipe(Effect.andThen(Effect.flip(Stream.runDrain(endpoint.messages)))),
+    );
+    expect(error).toBeInstanceOf(ListenError);
+    expect(error.reason).toBe("unreachable");
   });
 });
 
