@@ -6,6 +6,7 @@
  */
 import { Data } from "effect";
 import {
+  describeCollectiveFailure,
   LookupErrorDataSchema,
   SendRefusalDataSchema,
   type FirewallRefusal,
@@ -47,15 +48,7 @@ export class CollectiveError extends Data.TaggedError("CollectiveError")<{
   readonly failure: CollectiveFailure;
 }> {
   override get message(): string {
-    const failure = this.failure;
-    switch (failure.kind) {
-      case "members-unreachable":
-        return `members unreachable: ${failure.members.map((m) => `${m.member} (${m.reason})`).join(", ")}`;
-      case "no-open-request":
-        return "no request is open in this conversation to answer";
-      case "several-open-requests":
-        return `several requests are open in this conversation: ${failure.requests.join(", ")}`;
-    }
+    return describeCollectiveFailure(this.failure);
   }
 }
 

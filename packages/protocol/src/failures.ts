@@ -63,8 +63,14 @@ export const LookupErrorDataSchema = z.object({
 });
 export type LookupErrorData = z.infer<typeof LookupErrorDataSchema>;
 
+/** A collective failure as callers may hold it: every field read-only. */
+export type ReadonlyCollectiveFailure =
+  | { readonly kind: "members-unreachable"; readonly members: readonly { readonly member: string; readonly reason: string }[] }
+  | { readonly kind: "no-open-request" }
+  | { readonly kind: "several-open-requests"; readonly requests: readonly string[] };
+
 /** One readable sentence for a collective failure, as an operationFailed item carries it. */
-export function describeCollectiveFailure(failure: CollectiveFailure): string {
+export function describeCollectiveFailure(failure: ReadonlyCollectiveFailure): string {
   switch (failure.kind) {
     case "members-unreachable":
       return `members unreachable: ${failure.members.map((m) => `${m.member} (${m.reason})`).join(", ")}`;

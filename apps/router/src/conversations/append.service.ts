@@ -11,6 +11,7 @@ import {
   signCertificate,
   verifyActionSignature,
   type LinkRefusal,
+  type RecordFields,
   type SigningKey,
 } from "@social-harness/protocol";
 import type { Transaction } from "kysely";
@@ -65,14 +66,19 @@ export interface HeadCommit {
 }
 
 /** Inside a transaction: certifies the record at the head, or says why not. */
-async function applyAtHead(trx: Transaction<RouterDatabase>, ctx: AppendContext, input: HeadCommit): Promise<AppendOutcome> {
+async function applyAtHead(
+  trx: Transaction<RouterDatabase>,
+  ctx: AppendContext,
+  input: HeadCommit,
+): Promise<AppendOutcome> {
   const existing = await findRecordByPost(trx, input.author, input.postId);
   if (existing !== undefined) {
     return { kind: "certified", record: existing, existed: true, differs: existing.hash !== input.hash };
   }
   if (input.createMembers !== undefined) await createConversation(trx, input.conv, input.createMembers, ctx.now());
   const head = await lockHead(trx, ctx.store.dialect, input.conv);
-  if (head === undefined) return { kind: "refused", reason: "no-conversation", detail: `${input.conv} has no genesis yet` };
+  if (head === undefined)
+    return { kind: "refused", reason: "no-conversation", detail: `${input.conv} has no genesis yet` };
   if (input.prev !== head.hash) return { kind: "head-moved", conv: input.conv, head: head.hash };
   const seq = head.seq + 1;
   const record: StoredRecord = {
@@ -91,7 +97,9 @@ function isRetryable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   const text = `${typeof code === "string" ? code : ""} ${error instanceof Error ? error.message : ""}`;
   // Unique violations (a concurrent append or registration won) and PostgreSQL deadlocks.
-  return ["23505", "40P01", "40001", "UNIQUE constraint failed", "SQLITE_CONSTRAINT"].some((marker) => text.includes(marker));
+  return ["23505", "40P01", "40001", "UNIQUE constraint failed", "SQLITE_CONSTRAINT"].some((marker) =>
+    text.includes(marker),
+  );
 }
 
 /** Commits one record in its own transaction, retrying a lost race twice. */
@@ -152,7 +160,12 @@ export class AppendBatcher {
         return results;
       });
     } catch {
-      for (const item of batch) await commitOne(this.ctx, item.input).then(item.resolve, item.reject);
+      for (const item of batch) {
+        await commitOne(this.ctx, item.input).then(
+          (outcome) => item.resolve(outcome),
+          (error: unknown) => item.reject(error),
+        );
+      }
       return;
     }
     batch.forEach((item, i) => item.resolve(outcomes[i]!));
@@ -167,6 +180,38 @@ async function isRegistered(ctx: AppendContext, name: string): Promise<boolean> 
 }
 
 /** Checks and certifies a post proposed by the linked agent `author`. */
+export type CheckedProposal =
+  | { readonly ok: true; readonly record: RecordFields; readonly hash: string }
+  | { readonly ok: false; readonly refusal: Extract<AppendOutcome, { kind: "refused" }> };
+
+/**
+ * Checks a proposal of the linked agent: a readable record of the expected kind, authored by that
+ * agent, whose action signature verifies over the bytes as they arrived.
+ */
+export function checkProposal(
+  author: { name: string; publicKey: Uint8Array },
+  kind: "post" | "genesis",
+  bytes: Uint8Array,
+  signature: Uint8Array,
+): CheckedProposal {
+  const refuse = (reason: "malformed" | "bad-signature", detail: string): CheckedProposal => ({
+    ok: false,
+    refusal: { kind: "refused", reason, detail },
+  });
+  const read = readRecord(bytes);
+  if (!read.ok) return refuse("malformed", read.reason);
+  if (read.record.kind !== kind) {
+    return refuse(
+      "malformed",
+      kind === "post" ? "a genesis opens a group; propose posts only" : "open-group takes a genesis record",
+    );
+  }
+  if (read.record.author !== author.name) return refuse("bad-signature", "the author is not the linked agent");
+  if (!verifyActionSignature(author.publicKey, bytes, signature))
+    return refuse("bad-signature", "the action signature does not verify");
+  return { ok: true, record: read.record, hash: read.hash };
+}
+
 export async function appendPost(
   ctx: AppendContext,
   appends: AppendBatcher,
@@ -174,16 +219,9 @@ export async function appendPost(
   bytes: Uint8Array,
   signature: Uint8Array,
 ): Promise<AppendOutcome> {
-  const read = readRecord(bytes);
-  if (!read.ok) return { kind: "refused", reason: "malformed", detail: read.reason };
-  const { record, hash } = read;
-  if (record.kind !== "post")
-    return { kind: "refused", reason: "malformed", detail: "a genesis opens a group; propose posts only" };
-  if (record.author !== author.name)
-    return { kind: "refused", reason: "bad-signature", detail: "the author is not the linked agent" };
-  if (!verifyActionSignature(author.publicKey, bytes, signature)) {
-    return { kind: "refused", reason: "bad-signature", detail: "the action signature does not verify" };
-  }
+  const checked = checkProposal(author, "post", bytes, signature);
+  if (!checked.ok) return checked.refusal;
+  const { record, hash } = checked;
   const size = checkContentSize(record.content as never);
   if (!size.ok) return { kind: "refused", reason: "content-invalid", detail: size.reason };
   const direct = record.conv.startsWith("direct:");

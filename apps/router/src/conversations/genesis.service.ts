@@ -4,17 +4,16 @@
  * link, a refusal, or silence past the timeout means certification-unavailable naming them.
  */
 import { randomUUID } from "node:crypto";
-import {
-  actionMessage,
-  decodeBase64url,
-  encodeBase64url,
-  readRecord,
-  verifyActionSignature,
-  verifySignature,
-} from "@social-harness/protocol";
+import { actionMessage, decodeBase64url, encodeBase64url, verifySignature } from "@social-harness/protocol";
 import type { CosignMessage } from "../bus/bus.js";
 import { findAgents } from "../registry/registry.store.js";
-import type { AppendBatcher, AppendContext, AppendOutcome, Signer } from "./append.service.js";
+import {
+  checkProposal,
+  type AppendBatcher,
+  type AppendContext,
+  type AppendOutcome,
+  type Signer,
+} from "./append.service.js";
 import { lockHead } from "./conversations.store.js";
 
 export interface GenesisOptions {
@@ -79,16 +78,9 @@ export class GenesisCoordinator {
     bytes: Uint8Array,
     signature: Uint8Array,
   ): Promise<AppendOutcome> {
-    const read = readRecord(bytes);
-    if (!read.ok) return { kind: "refused", reason: "malformed", detail: read.reason };
-    const { record, hash } = read;
-    if (record.kind !== "genesis")
-      return { kind: "refused", reason: "malformed", detail: "open-group takes a genesis record" };
-    if (record.author !== author.name)
-      return { kind: "refused", reason: "bad-signature", detail: "the author is not the linked agent" };
-    if (!verifyActionSignature(author.publicKey, bytes, signature)) {
-      return { kind: "refused", reason: "bad-signature", detail: "the action signature does not verify" };
-    }
+    const checked = checkProposal(author, "genesis", bytes, signature);
+    if (!checked.ok) return checked.refusal;
+    const { record, hash } = checked;
     const members = record.members ?? [];
     const agents = await findAgents(this.ctx.store.db, members);
     const unknown = members.filter((m) => !agents.has(m));

@@ -212,7 +212,10 @@ export class LinkServer {
       case "ack":
         return session.acknowledge();
       case "skip":
-        this.deps.log.warn({ agent: session.name, conv: frame.conv, seq: frame.seq, reason: frame.reason }, "a daemon did not store a pushed record");
+        this.deps.log.warn(
+          { agent: session.name, conv: frame.conv, seq: frame.seq, reason: frame.reason },
+          "a daemon did not store a pushed record",
+        );
         return session.acknowledge();
       case "resolve": {
         const agents = await findAgents(this.deps.store.db, frame.names.filter(isAgentName));
@@ -230,7 +233,11 @@ export class LinkServer {
         return;
       }
       case "propose":
-        return this.answer(session, frame.id, await appendPost(this.deps, this.deps.appends, session, frame.record, frame.signature));
+        return this.answer(
+          session,
+          frame.id,
+          await appendPost(this.deps, this.deps.appends, session, frame.record, frame.signature),
+        );
       case "open-group":
         return this.answer(session, frame.id, await this.deps.genesis.open(session, frame.record, frame.signature));
       case "cosign":
