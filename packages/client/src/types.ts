@@ -13,6 +13,7 @@ import type {
   MessageAddressInput,
   PostId,
   RequestedSchema,
+  SendInput,
 } from "@social-harness/protocol";
 import type { CollectiveError, DeliveryAcknowledgeError, FirewallSendError, ListenError, SendError } from "./errors.js";
 
@@ -20,6 +21,9 @@ export type {
   AgentAddress,
   AnswerContent,
   CollectiveId,
+  CollectiveOperation,
+  CollectiveResponse,
+  SendInput,
   Content,
   ContentPart,
   CollectivePart,
@@ -32,30 +36,6 @@ export type {
   RequestedSchema,
   TextPart,
 } from "@social-harness/protocol";
-
-export type CollectiveOperation =
-  | { readonly op?: "multicast" }
-  | {
-      readonly op: "gather" | "all_gather";
-      /** Whole seconds from now, 1 to 2,592,000 (30 days). */
-      readonly deadline: number;
-      readonly requestedSchema: RequestedSchema;
-    };
-
-export type CollectiveResponse =
-  { readonly action: "accept"; readonly content: AnswerContent } | { readonly action: "decline" };
-
-export type SendInput =
-  | {
-      readonly to: MessageAddressInput;
-      readonly text: string;
-      readonly collective?: CollectiveOperation;
-    }
-  | {
-      /** The conversation whose one open request this answers. */
-      readonly to: MessageAddressInput;
-      readonly collectiveResponse: CollectiveResponse;
-    };
 
 export interface SendResult {
   readonly operationId?: CollectiveId;
