@@ -1,7 +1,8 @@
 /**
  * Playwright fixtures that start a real Social Harness network on loopback: a router and the
  * daemons alice and bob per worker (through the command line, via the daemon's test harness),
- * and for each test a fresh console under `next start` with its own one-time login token.
+ * plus carol for webhooks (local callbacks allowed, a test CA trusted, retries shortened), and
+ * for each test a fresh console under `next start` with its own one-time login token.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -10,6 +11,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { test as base } from "@playwright/test";
 import { DaemonProcess, removeDirs, RouterProcess, tempDir } from "../apps/daemon/test/harness/processes.js";
+import { createTestCa, type TestCa } from "../apps/daemon/test/webhooks/tls.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const NEXT_BIN = path.join(ROOT, "node_modules/next/dist/bin/next");
@@ -19,7 +21,21 @@ export interface Network {
   readonly router: RouterProcess;
   readonly alice: DaemonProcess;
   readonly bob: DaemonProcess;
+  /** A daemon for webhook journeys; it trusts `webhookCa` for HTTPS receivers on loopback. */
+  readonly carol: DaemonProcess;
+  readonly webhookCa: TestCa;
 }
+
+/** Carol's webhook options: loopback receivers, and suspension after 100 attempts over 1.5 s. */
+const CAROL_ARGS = [
+  "--unsafe-allow-local-callbacks",
+  "--webhook-retry-base-ms",
+  "20",
+  "--webhook-retry-cap-ms",
+  "50",
+  "--webhook-suspend-window-ms",
+  "1500",
+];
 
 /** A running console and the link that signs a browser in to it. */
 export interface ConsoleServer {
@@ -56,7 +72,7 @@ async function startConsole(network: Network): Promise<{ server: ConsoleServer; 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const loginToken = randomBytes(32).toString("base64url");
-  const daemons = [network.alice, network.bob].map((daemon) => ({
+  const daemons = [network.alice, network.bob, network.carol].map((daemon) => ({
     name: daemon.name,
     url: daemon.trpcUrl.replace(/\/trpc$/, ""),
     ownerTokenFile: path.join(daemon.dataDir, "owner.token"),
@@ -102,20 +118,29 @@ export const test = base.extend<{ consoleServer: ConsoleServer }, { network: Net
     // Playwright reads fixture dependencies from the destructuring pattern; this one has none.
     async ({}, provide) => {
       requireBuilds();
-      const dirs = { router: tempDir("router"), alice: tempDir("alice"), bob: tempDir("bob") };
+      const dirs = { router: tempDir("router"), alice: tempDir("alice"), bob: tempDir("bob"), carol: tempDir("carol") };
+      const webhookCa = createTestCa();
       try {
         const router = await RouterProcess.start({ dataDir: dirs.router });
         try {
           const started = await Promise.allSettled([
             DaemonProcess.start({ name: "alice", router: router.url, dataDir: dirs.alice }),
             DaemonProcess.start({ name: "bob", router: router.url, dataDir: dirs.bob }),
+            DaemonProcess.start({
+              name: "carol",
+              router: router.url,
+              dataDir: dirs.carol,
+              extraArgs: CAROL_ARGS,
+              env: { NODE_EXTRA_CA_CERTS: webhookCa.caFile },
+            }),
           ]);
           const running = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
           try {
-            const [alice, bob] = started;
+            const [alice, bob, carol] = started;
             if (alice.status === "rejected") throw alice.reason;
             if (bob.status === "rejected") throw bob.reason;
-            await provide({ router, alice: alice.value, bob: bob.value });
+            if (carol.status === "rejected") throw carol.reason;
+            await provide({ router, alice: alice.value, bob: bob.value, carol: carol.value, webhookCa });
           } finally {
             await Promise.all(running.map((daemon) => daemon.stop()));
           }
@@ -123,7 +148,8 @@ export const test = base.extend<{ consoleServer: ConsoleServer }, { network: Net
           await router.stop();
         }
       } finally {
-        removeDirs(dirs.router, dirs.alice, dirs.bob);
+        removeDirs(dirs.router, dirs.alice, dirs.bob, dirs.carol);
+        webhookCa.remove();
       }
     },
     { scope: "worker", timeout: 60_000 },

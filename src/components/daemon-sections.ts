@@ -9,7 +9,10 @@ export interface DaemonSection {
 }
 
 /** Every daemon section, first one is the daemon's landing page. */
-export const DAEMON_SECTIONS: readonly [DaemonSection, ...DaemonSection[]] = [{ slug: "inbox", label: "Inbox" }];
+export const DAEMON_SECTIONS: readonly [DaemonSection, ...DaemonSection[]] = [
+  { slug: "inbox", label: "Inbox" },
+  { slug: "subscriptions", label: "Subscriptions" },
+];
 
 /** The console path of a daemon's section. */
 export function daemonSectionHref(name: string, slug: string): `/d/${string}` {

@@ -13,3 +13,4 @@ export type InboxPage = OwnerOutputs["inbox"]["list"];
 export type InboxEntry = InboxPage["items"][number];
 export type InboundItem = InboxEntry["item"];
 export type LocalGuidance = NonNullable<InboxEntry["guidance"]>;
+export type SubscriptionStatus = OwnerOutputs["subscriptions"]["list"]["subscriptions"][number];

@@ -14,6 +14,7 @@ import type { CallbackOutcome, CallbackRequest, CallbackSender } from "./callbac
 import {
   DEFAULT_SCHEDULE,
   retryDelayMs,
+  scheduleOf,
   WebhookDelivery,
   type Clock,
   type DeliverySchedule,
@@ -200,6 +201,20 @@ describe("WebhookDelivery", () => {
     expect(seconds.size).toBeGreaterThanOrEqual(12);
     expect(new Set(attempts.map((a) => a.headers["webhook-signature"])).size).toBe(seconds.size);
     expect(await findSubscription(s.store.db, s.id)).toMatchObject({ attempts: 0, failingSince: null, delivered: 1 });
+  });
+
+  it("keeps the defaults for schedule options given as undefined", () => {
+    expect(scheduleOf({ retryBaseMs: undefined, retryCapMs: 5_000, suspendWindowMs: undefined })).toEqual({
+      ...DEFAULT_SCHEDULE,
+      retryCapMs: 5_000,
+    });
+    expect(DEFAULT_SCHEDULE).toEqual({
+      retryBaseMs: 1_000,
+      retryCapMs: 60_000,
+      suspendAttempts: 100,
+      suspendWindowMs: 3_600_000,
+      attemptTimeoutMs: 10_000,
+    });
   });
 
   it("keeps every retry delay within [half, all] of the capped doubling", () => {

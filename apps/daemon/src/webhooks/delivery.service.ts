@@ -51,6 +51,12 @@ export const DEFAULT_SCHEDULE: DeliverySchedule = {
   attemptTimeoutMs: 10_000,
 };
 
+/** The defaults with every option that is set (an option given as undefined keeps its default). */
+export function scheduleOf(options: Partial<DeliverySchedule> = {}): DeliverySchedule {
+  const set = Object.entries(options).filter(([, value]) => value !== undefined);
+  return { ...DEFAULT_SCHEDULE, ...(Object.fromEntries(set) as Partial<DeliverySchedule>) };
+}
+
 /** Time as the engine sees it; tests pass a clock whose sleep advances time at once. */
 export interface Clock {
   now(): number;
@@ -113,7 +119,7 @@ export class WebhookDelivery {
   private unwatch: (() => void) | undefined;
 
   constructor(private readonly deps: DeliveryDeps) {
-    this.schedule = { ...DEFAULT_SCHEDULE, ...deps.schedule };
+    this.schedule = scheduleOf(deps.schedule);
     this.clock = deps.clock ?? systemClock;
     this.random = deps.random ?? Math.random;
   }

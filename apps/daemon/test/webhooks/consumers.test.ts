@@ -11,7 +11,7 @@ import { Network } from "../harness/network.js";
 import { ownerClient } from "../harness/owner.js";
 import { accept, WebhookReceiver } from "./receiver.js";
 import { createTestCa, type TestCa } from "./tls.js";
-import { revokeAll, subscribe, subscribed, webhookArgs } from "./webhooks.js";
+import { revokeAll, subscribe, subscribed } from "./webhooks.js";
 
 describe("one consumer owns the inbox", () => {
   let net: Network;
@@ -22,7 +22,8 @@ describe("one consumer owns the inbox", () => {
     ca = createTestCa();
     receiver = await WebhookReceiver.start({ tls: ca });
     net = await Network.start(["alice"]);
-    await net.add("bob", { extraArgs: webhookArgs(), env: { NODE_EXTRA_CA_CERTS: ca.caFile } });
+    // The default retry schedule and attempt timeout: only local callbacks are allowed here.
+    await net.add("bob", { extraArgs: ["--unsafe-allow-local-callbacks"], env: { NODE_EXTRA_CA_CERTS: ca.caFile } });
   });
   afterEach(async () => {
     await revokeAll(net.agent("bob").daemon);
