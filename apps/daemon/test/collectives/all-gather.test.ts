@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callTool, eventually, tool } from "../harness/mcp.js";
-import { Network, readAll, type Agent, type InboxItem } from "../harness/network.js";
+import { callTool, tool } from "../harness/mcp.js";
+import { Network, readAll, waitForKind } from "../harness/network.js";
 
 const FORM = {
   type: "object",
@@ -19,17 +19,6 @@ const FORM = {
 const allGather = (question: string, deadline: number) =>
   JSON.stringify({ all_gather: question, deadline, requestedSchema: FORM });
 const GROUP = "group:alice,bob,carol,dave";
-
-async function waitForKind(agent: Agent, kind: string, count = 1, timeoutMs = 20_000): Promise<InboxItem[]> {
-  return eventually(
-    async () => {
-      const items = (await readAll(agent)).filter((e) => e.item.kind === kind);
-      return items.length >= count ? items : undefined;
-    },
-    timeoutMs,
-    `${count} ${kind} item(s)`,
-  );
-}
 
 describe("all_gather on real daemons", () => {
   let net: Network;

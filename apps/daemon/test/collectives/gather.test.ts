@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callTool, eventually, tool } from "../harness/mcp.js";
-import { Network, readAll, type Agent, type InboxItem } from "../harness/network.js";
+import { callTool, tool } from "../harness/mcp.js";
+import { Network, readAll, waitForKind, type Agent, type InboxItem } from "../harness/network.js";
 import { ownerClient } from "../harness/owner.js";
 
 const ETA = { type: "object", properties: { eta: { type: "integer", minimum: 0 } }, required: ["eta"] };
@@ -9,17 +9,6 @@ const gather = (question: string, deadline: number) =>
 
 async function itemsOfKind(agent: Agent, kind: string): Promise<InboxItem[]> {
   return (await readAll(agent)).filter((e) => e.item.kind === kind);
-}
-
-async function waitForKind(agent: Agent, kind: string, count = 1, timeoutMs = 20_000): Promise<InboxItem[]> {
-  return eventually(
-    async () => {
-      const items = await itemsOfKind(agent, kind);
-      return items.length >= count ? items : undefined;
-    },
-    timeoutMs,
-    `${count} ${kind} item(s)`,
-  );
 }
 
 describe("gather on real daemons", () => {

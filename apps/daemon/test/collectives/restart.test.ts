@@ -1,17 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callTool, eventually, tool } from "../harness/mcp.js";
-import { Network, readAll, type Agent, type InboxItem } from "../harness/network.js";
+import { callTool, tool } from "../harness/mcp.js";
+import { Network, readAll, waitFor } from "../harness/network.js";
 
 const FORM = { type: "object", properties: { ok: { type: "boolean" } } };
 const gather = (question: string, deadline: number) =>
   JSON.stringify({ gather: question, deadline, requestedSchema: FORM });
-
-async function waitFor(agent: Agent, predicate: (e: InboxItem) => boolean, count = 1): Promise<InboxItem[]> {
-  return eventually(async () => {
-    const items = (await readAll(agent)).filter(predicate);
-    return items.length >= count ? items : undefined;
-  });
-}
 
 describe("collective state across restarts", () => {
   let net: Network;

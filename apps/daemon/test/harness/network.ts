@@ -103,3 +103,24 @@ export async function waitForItems(agent: Agent, count: number, timeoutMs = 20_0
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Waits until the agent's inbox holds at least `count` items matching `predicate`. */
+export async function waitFor(
+  agent: Agent,
+  predicate: (entry: InboxItem) => boolean,
+  count = 1,
+  timeoutMs = 20_000,
+): Promise<InboxItem[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const items = (await readAll(agent)).filter(predicate);
+    if (items.length >= count) return items;
+    if (Date.now() > deadline) throw new Error(`expected ${count} matching items, found ${items.length}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Waits for `count` items of one kind. */
+export function waitForKind(agent: Agent, kind: string, count = 1, timeoutMs = 20_000): Promise<InboxItem[]> {
+  return waitFor(agent, (entry) => entry.item.kind === kind, count, timeoutMs);
+}
