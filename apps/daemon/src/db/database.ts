@@ -4,7 +4,7 @@
  * Kysely serves the control plane; hot paths may prepare statements on the same connection.
  */
 import Database from "better-sqlite3";
-import { Kysely, SqliteDialect, type Generated, type Transaction } from "kysely";
+import { Kysely, SqliteDialect, sql, type Generated, type Transaction } from "kysely";
 import { Migrator } from "kysely/migration";
 import { daemonMigrations } from "./migrations/index.js";
 
@@ -193,4 +193,21 @@ export async function openDaemonStore(file: string): Promise<DaemonStore> {
     throw new Error("daemon database migration failed", { cause: error });
   }
   return { db, sqlite, close: () => db.destroy() };
+}
+
+/**
+ * Runs a transaction whose commit is durable against a crash of the process but not against power
+ * loss (synchronous=NORMAL), for writes that recovery can rebuild from elsewhere: our own
+ * certified records, which a restart fetches again from the router through the bound intent. The
+ * connection is held for the whole call, so no other write commits at the relaxed level.
+ */
+export async function relaxedTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (connection) => {
+    await sql`PRAGMA synchronous = NORMAL`.execute(connection);
+    try {
+      return await connection.transaction().execute(fn);
+    } finally {
+      await sql`PRAGMA synchronous = FULL`.execute(connection);
+    }
+  });
 }

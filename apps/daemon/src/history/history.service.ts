@@ -32,8 +32,7 @@ import {
 } from "./history.store.js";
 
 export type ReceiveOutcome =
-  | { readonly kind: "stored" | "duplicate" }
-  | { readonly kind: "gap" | "refused"; readonly reason: string };
+  { readonly kind: "stored" | "duplicate" } | { readonly kind: "gap" | "refused"; readonly reason: string };
 
 /** Handles the collective parts of records (the collective engine); consumed by default. */
 export interface CollectiveSink {
@@ -65,6 +64,7 @@ export interface HistoryDeps {
 
 export class History {
   private routerKey: Uint8Array | undefined;
+
   private readonly storedListeners = new Set<(conv: string) => void>();
   collectives: CollectiveSink | undefined;
 
@@ -146,7 +146,7 @@ export class History {
       // The send path may have stored our own record since the check above.
       const raced = await findRecordAt(trx, conv, seq);
       if (raced !== undefined) return raced.hash === hash;
-      await ensureConversation(trx, conv, members, this.now());
+      if (conversation === undefined) await ensureConversation(trx, conv, members, this.now());
       const disposition = await this.dispose(trx, record, hash, members, projection);
       admitted = disposition === "delivered";
       if (projection.kind === "consume" && record.author !== this.deps.self) {

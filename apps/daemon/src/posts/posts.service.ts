@@ -22,7 +22,7 @@ import {
   type SigningKey,
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
-import type { DaemonStore } from "../db/database.js";
+import { relaxedTransaction, type DaemonStore } from "../db/database.js";
 import type { History } from "../history/history.service.js";
 import { findConversation, findHead } from "../history/history.store.js";
 import {
@@ -300,7 +300,9 @@ export class Posts {
       throw new SendError("outcome-unknown", "the router certified a record this daemon cannot read back");
     }
     try {
-      await this.deps.store.db.transaction().execute(async (trx) => {
+      // The intent is durably bound; if power fails before this commit reaches the disk, the
+      // restart re-proposes it and the router answers with this same record.
+      await relaxedTransaction(this.deps.store.db, async (trx) => {
         await this.deps.history.storeOwn(trx, {
           conv: answer.conv,
           seq: answer.seq,
