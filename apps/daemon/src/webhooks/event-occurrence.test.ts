@@ -1,0 +1,65 @@
+import { randomBytes } from "node:crypto";
+import { eventIdOf } from "@social-harness/protocol";
+import { describe, expect, it } from "vitest";
+import type { InboxRow } from "../inbox/inbox.store.js";
+import { buildOccurrence } from "./event-occurrence.js";
+
+const token = `dlv_${randomBytes(32).toString("base64url")}`;
+const guidance = { checkId: `chk_${randomBytes(32).toString("base64url")}`, subjects: [], instructions: [] };
+
+function rowWith(text: string, withGuidance = false): InboxRow {
+  const item = JSON.stringify({
+    kind: "multicast",
+    message: {
+      kind: "direct",
+      postId: "pst_x",
+      address: "agent:alice",
+      sender: "agent:alice",
+      content: [{ type: "text", text }],
+    },
+  });
+  return {
+    id: 1,
+    token,
+    kind: "multicast",
+    item,
+    guidance: withGuidance ? JSON.stringify(guidance) : null,
+    size: item.length,
+    conv: "direct:alice,bob",
+    recordHash: null,
+    state: "pending",
+    createdAt: Date.parse("2026-11-30T12:00:00.000Z"),
+    settledAt: null,
+  };
+}
+
+describe("buildOccurrence", () => {
+  it("carries the item and its guidance under evt_ + the token's 43 characters", () => {
+    const { eventId, body } = buildOccurrence(rowWith("hello", true));
+    expect(eventId).toBe(`evt_${token.slice(4)}`);
+    expect(eventId).toBe(eventIdOf(token));
+    expect(JSON.parse(body.toString("utf8"))).toEqual({
+      eventId,
+      name: "org.social-harness/inbox.item",
+      timestamp: "2026-11-30T12:00:00.000Z",
+      data: { kind: "item", item: expect.objectContaining({ kind: "multicast" }), guidance },
+      cursor: null,
+    });
+    expect(JSON.parse(buildOccurrence(rowWith("hello")).body.toString("utf8")).data).not.toHaveProperty("guidance");
+  });
+
+  it("inlines an envelope of exactly 256 KiB and refers to one a byte larger", () => {
+    const base = buildOccurrence(rowWith("")).body.length;
+    // "é" is two UTF-8 bytes: the bound counts bytes, not characters.
+    const exact = "é".repeat(Math.floor((262_144 - base) / 2)) + "x".repeat((262_144 - base) % 2);
+    const inline = buildOccurrence(rowWith(exact)).body;
+    expect(inline.length).toBe(262_144);
+    expect(JSON.parse(inline.toString("utf8")).data.kind).toBe("item");
+    const over = JSON.parse(buildOccurrence(rowWith(`${exact}x`)).body.toString("utf8"));
+    expect(over.data).toEqual({ kind: "reference", itemKind: "multicast", bytes: 262_145 });
+  });
+
+  it("builds the same bytes every time for the same row", () => {
+    expect(buildOccurrence(rowWith("same", true)).body.equals(buildOccurrence(rowWith("same", true)).body)).toBe(true);
+  });
+});
