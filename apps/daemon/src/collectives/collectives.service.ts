@@ -304,7 +304,7 @@ export class Collectives implements CollectiveSender, CollectiveSink {
       log.warn("consumed a close whose request record cannot be read");
       return "consumed";
     }
-    const schema = (requestContent.collective).requestedSchema;
+    const schema = requestContent.collective.requestedSchema;
     const outcomes: MemberOutcome[] = [];
     for (const { member, answer } of part.answers) {
       outcomes.push({
