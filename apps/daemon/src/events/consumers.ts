@@ -1,10 +1,10 @@
 /**
  * One consumer owns the inbox at a time (seed 000): a push stream or a webhook subscription. A new
  * push stream replaces an older one (a reattaching client must not be locked out by its own dead
- * stream), and the older stream is terminated. While a webhook subscription owns the inbox — active,
- * suspended or expired but retained, until it is revoked — push streams and other subscriptions are
- * refused; while a push stream is open, a webhook subscription is refused. Release is by lease, so a
- * cancelled consumer's late cleanup can never release its replacement.
+ * stream), and the older stream is terminated. A webhook registration — active or suspended — owns
+ * the inbox until it is revoked or its lease expires; meanwhile push streams and other subscriptions
+ * are refused, and while a push stream is open a webhook subscription is refused. Release is by
+ * lease, so a cancelled consumer's late cleanup can never release its replacement.
  */
 import { randomUUID } from "node:crypto";
 
@@ -16,6 +16,10 @@ export interface ConsumerClaim {
   readonly key: string;
   /** Called when a newer push stream replaces this one. */
   readonly onReplaced?: () => void;
+  /** A webhook's lease expiry (epoch ms, read each time: refreshes extend it). */
+  readonly expiresAt?: () => number;
+  /** Called when an expired claim is dropped. */
+  readonly onLapsed?: () => void;
 }
 
 export type ClaimResult =
@@ -27,11 +31,26 @@ export interface ConsumerOwner {
   readonly lease: string;
 }
 
+type Owner = ConsumerOwner & Pick<ConsumerClaim, "onReplaced" | "expiresAt" | "onLapsed">;
+
 export class InboxConsumers {
-  private owner: (ConsumerOwner & { onReplaced?: () => void }) | undefined;
+  private owner: Owner | undefined;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The owner, once an expired lease has been let go. */
+  private live(): Owner | undefined {
+    const owner = this.owner;
+    if (owner?.expiresAt !== undefined && owner.expiresAt() <= this.now()) {
+      this.owner = undefined;
+      owner.onLapsed?.();
+      return undefined;
+    }
+    return owner;
+  }
 
   claim(claim: ConsumerClaim): ClaimResult {
-    const current = this.owner;
+    const current = this.live();
     if (current !== undefined) {
       const sameWebhook = current.kind === "webhook" && claim.kind === "webhook" && current.key === claim.key;
       if (sameWebhook) return { ok: true, lease: current.lease };
@@ -39,7 +58,7 @@ export class InboxConsumers {
       current.onReplaced?.();
     }
     const lease = randomUUID();
-    this.owner = { kind: claim.kind, key: claim.key, lease, onReplaced: claim.onReplaced };
+    this.owner = { ...claim, lease };
     return { ok: true, lease };
   }
 

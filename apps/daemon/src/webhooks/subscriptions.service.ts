@@ -80,6 +80,8 @@ export class Subscriptions {
   private readonly verified: VerificationCache;
   /** Inbox leases held for retained registrations, by subscription id. */
   private readonly leases = new Map<string, string>();
+  /** Lease expiry of each registration that claims the inbox; a refresh extends it. */
+  private readonly expiry = new Map<string, number>();
   private tail: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: SubscriptionsDeps) {
@@ -87,13 +89,33 @@ export class Subscriptions {
     this.verified = new VerificationCache(this.now);
   }
 
-  /** At startup: the retained registration owns the inbox again before any consumer can ask. */
+  /** At startup: a registration whose lease is running owns the inbox again before any consumer can ask. */
   async restore(): Promise<void> {
     for (const row of await retainedSubscriptions(this.deps.store.db)) {
-      const claim = this.deps.consumers.claim({ kind: "webhook", key: row.id });
-      if (claim.ok) this.leases.set(row.id, claim.lease);
-      else this.deps.log.error({ subscription: row.id }, "a second retained webhook registration cannot own the inbox");
+      if (row.leaseExpiresAt <= this.now()) continue;
+      const claim = this.claim(row.id, row.leaseExpiresAt);
+      if (!claim.ok)
+        this.deps.log.error({ subscription: row.id }, "a second retained webhook registration cannot own the inbox");
     }
+  }
+
+  /** Claims the inbox for a registration until its lease expires (seed 000). */
+  private claim(id: string, leaseExpiresAt: number) {
+    const previous = this.expiry.get(id);
+    this.expiry.set(id, leaseExpiresAt);
+    const claim = this.deps.consumers.claim({
+      kind: "webhook",
+      key: id,
+      expiresAt: () => this.expiry.get(id) ?? 0,
+      onLapsed: () => {
+        this.leases.delete(id);
+        this.expiry.delete(id);
+      },
+    });
+    if (claim.ok) this.leases.set(id, claim.lease);
+    else if (previous === undefined) this.expiry.delete(id);
+    else this.expiry.set(id, previous);
+    return claim;
   }
 
   /** events/subscribe: validate, verify the callback, then claim and persist together. */
@@ -107,7 +129,7 @@ export class Subscriptions {
     if (!parsed.ok) throw new WebhookError(parsed.failure);
     const { key, secret, leaseMs } = parsed.value;
     const id = subscriptionIdOf(key);
-    this.checkOwnership(id);
+    await this.checkOwnership(id);
 
     if (!this.verified.has(principal, key.url, secret)) {
       const verdict = await runChallenge({
@@ -128,10 +150,11 @@ export class Subscriptions {
 
     // From here on the request's cancellation no longer matters: claim and row commit together.
     const row = await this.serially(async () => {
-      this.checkOwnership(id);
-      const claim = this.deps.consumers.claim({ kind: "webhook", key: id });
-      if (!claim.ok) throw this.forbidden(claim.owner);
+      await this.checkOwnership(id);
       const now = this.now();
+      const wasClaimed = this.leases.has(id);
+      const claim = this.claim(id, now + leaseMs);
+      if (!claim.ok) throw this.forbidden(claim.owner);
       const sealed = {
         sealedSecret: this.deps.vault.seal(secret, id),
         secretFingerprint: secretFingerprint(secret),
@@ -153,10 +176,13 @@ export class Subscriptions {
           });
         }
       } catch (error) {
-        if (!this.leases.has(id)) this.deps.consumers.release(claim.lease);
+        if (!wasClaimed) {
+          this.deps.consumers.release(claim.lease);
+          this.leases.delete(id);
+          this.expiry.delete(id);
+        }
         throw error;
       }
-      this.leases.set(id, claim.lease);
       return { existing, current: (await findSubscription(this.deps.store.db, id))! };
     });
     this.deps.delivery.wake();
@@ -214,6 +240,7 @@ export class Subscriptions {
       const lease = this.leases.get(id);
       if (lease !== undefined) this.deps.consumers.release(lease);
       this.leases.delete(id);
+      this.expiry.delete(id);
     });
     this.deps.delivery.cancel(id);
     this.deps.log.info({ subscription: id, by }, "webhook revoked");
@@ -225,9 +252,15 @@ export class Subscriptions {
     return row;
   }
 
-  private checkOwnership(id: string): void {
+  /**
+   * Another consumer may not own the inbox; and changing the callback requires revoking the
+   * retained registration, even one whose lease expired (seed 000).
+   */
+  private async checkOwnership(id: string): Promise<void> {
     const owner = this.deps.consumers.current();
     if (owner !== undefined && !(owner.kind === "webhook" && owner.key === id)) throw this.forbidden(owner.kind);
+    const retained = await retainedSubscriptions(this.deps.store.db);
+    if (retained.some((row) => row.id !== id)) throw this.forbidden("webhook");
   }
 
   private forbidden(owner: "push" | "webhook"): WebhookError {
