@@ -33,7 +33,7 @@ describe("records", () => {
     const signature = key.sign(Buffer.concat([Buffer.from("social-harness/record/v1\0"), bytes]));
     expect(verifyActionSignature(key.publicKey, bytes, signature)).toBe(true);
     const tampered = new Uint8Array(bytes);
-    tampered[tampered.length - 3] ^= 1;
+    tampered[tampered.length - 3]! ^= 1;
     expect(verifyActionSignature(key.publicKey, tampered, signature)).toBe(false);
   });
 
