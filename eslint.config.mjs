@@ -31,7 +31,7 @@ export default defineConfig([
     "**/*.mjs",
   ]),
   {
-    files: ["apps/**/*.ts", "packages/**/*.ts", "bench/**/*.ts"],
+    files: ["apps/**/*.ts", "packages/**/*.ts", "bench/**/*.ts", "docker/**/*.ts"],
     extends: [tseslint.configs.recommendedTypeChecked, typeChecked],
   },
   {

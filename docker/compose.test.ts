@@ -24,7 +24,8 @@ function dockerfileOf(service: Service): string {
 describe("docker/compose.yaml", () => {
   it("builds every service of ours from a Dockerfile in docker/", () => {
     expect(ours.map(([name]) => name).sort()).toEqual(["alice", "bob", "carol", "console", "router"]);
-    for (const [, service] of ours) expect(existsSync(path.join(here, service.build!.context, service.build!.dockerfile))).toBe(true);
+    for (const [, service] of ours)
+      expect(existsSync(path.join(here, service.build!.context, service.build!.dockerfile))).toBe(true);
   });
 
   it("runs the router on PostgreSQL with options the router command accepts", () => {

@@ -65,7 +65,10 @@ export type LookupErrorData = z.infer<typeof LookupErrorDataSchema>;
 
 /** A collective failure as callers may hold it: every field read-only. */
 export type ReadonlyCollectiveFailure =
-  | { readonly kind: "members-unreachable"; readonly members: readonly { readonly member: string; readonly reason: string }[] }
+  | {
+      readonly kind: "members-unreachable";
+      readonly members: readonly { readonly member: string; readonly reason: string }[];
+    }
   | { readonly kind: "no-open-request" }
   | { readonly kind: "several-open-requests"; readonly requests: readonly string[] };
 
