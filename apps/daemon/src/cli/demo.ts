@@ -12,6 +12,10 @@ import { parseArgs } from "node:util";
 import { spawnServer, type ServerProcess } from "./spawn-server.js";
 
 const AGENTS = ["alice", "bob", "carol"] as const;
+// `next start` answers SIGTERM by closing its server, which waits for every open connection; a
+// console page left open polls every two seconds, so its keep-alive connections may never go
+// idle. The console keeps no state, so it is killed once this grace period has passed.
+const CONSOLE_STOP_GRACE_MS = 3_000;
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const CLI = path.join(REPO, "apps/daemon/bin/social-harness.js");
 
@@ -64,8 +68,14 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
   }
   const ports = await choosePorts(path.join(dataDir, "ports.json"));
   const children: ServerProcess[] = [];
+  let consoleServer: ServerProcess | undefined;
   const stopAll = async () => {
-    for (const child of children.reverse()) await child.stop();
+    for (const child of children.reverse()) {
+      const kill =
+        child === consoleServer ? setTimeout(() => void child.stop("SIGKILL"), CONSOLE_STOP_GRACE_MS) : undefined;
+      await child.stop();
+      clearTimeout(kill);
+    }
   };
   const logEnv = { LOG_LEVEL: process.env.LOG_LEVEL ?? "info" };
   try {
@@ -108,7 +118,7 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
       url: (line.mcp as string).replace(/\/mcp$/, ""),
       ownerTokenFile: path.join(line.data as string, "owner.token"),
     }));
-    const consoleServer = spawnServer(
+    consoleServer = spawnServer(
       process.execPath,
       [path.join(REPO, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(ports.console)],
       {
