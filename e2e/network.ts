@@ -1,8 +1,9 @@
 /**
  * Playwright fixtures that start a real Social Harness network on loopback: a router and the
  * daemons alice and bob per worker (through the command line, via the daemon's test harness),
- * plus carol for webhooks (local callbacks allowed, a test CA trusted, retries shortened), and
- * for each test a fresh console under `next start` with its own one-time login token.
+ * plus carol for webhooks (local callbacks allowed, a test CA trusted, retries shortened) and dave
+ * under the allowlist trust policy, and for each test a fresh console under `next start` with its
+ * own one-time login token.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -23,6 +24,8 @@ export interface Network {
   readonly bob: DaemonProcess;
   /** A daemon for webhook journeys; it trusts `webhookCa` for HTTPS receivers on loopback. */
   readonly carol: DaemonProcess;
+  /** A daemon started with `--trust allowlist`: items from agents it does not trust are held. */
+  readonly dave: DaemonProcess;
   readonly webhookCa: TestCa;
 }
 
@@ -72,7 +75,7 @@ async function startConsole(network: Network): Promise<{ server: ConsoleServer; 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const loginToken = randomBytes(32).toString("base64url");
-  const daemons = [network.alice, network.bob, network.carol].map((daemon) => ({
+  const daemons = [network.alice, network.bob, network.carol, network.dave].map((daemon) => ({
     name: daemon.name,
     url: daemon.trpcUrl.replace(/\/trpc$/, ""),
     ownerTokenFile: path.join(daemon.dataDir, "owner.token"),
@@ -118,7 +121,13 @@ export const test = base.extend<{ consoleServer: ConsoleServer }, { network: Net
     // Playwright reads fixture dependencies from the destructuring pattern; this one has none.
     async ({}, provide) => {
       requireBuilds();
-      const dirs = { router: tempDir("router"), alice: tempDir("alice"), bob: tempDir("bob"), carol: tempDir("carol") };
+      const dirs = {
+        router: tempDir("router"),
+        alice: tempDir("alice"),
+        bob: tempDir("bob"),
+        carol: tempDir("carol"),
+        dave: tempDir("dave"),
+      };
       const webhookCa = createTestCa();
       try {
         const router = await RouterProcess.start({ dataDir: dirs.router });
@@ -133,14 +142,23 @@ export const test = base.extend<{ consoleServer: ConsoleServer }, { network: Net
               extraArgs: CAROL_ARGS,
               env: { NODE_EXTRA_CA_CERTS: webhookCa.caFile },
             }),
+            DaemonProcess.start({ name: "dave", router: router.url, dataDir: dirs.dave, trust: "allowlist" }),
           ]);
           const running = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
           try {
-            const [alice, bob, carol] = started;
+            const [alice, bob, carol, dave] = started;
             if (alice.status === "rejected") throw alice.reason;
             if (bob.status === "rejected") throw bob.reason;
             if (carol.status === "rejected") throw carol.reason;
-            await provide({ router, alice: alice.value, bob: bob.value, carol: carol.value, webhookCa });
+            if (dave.status === "rejected") throw dave.reason;
+            await provide({
+              router,
+              alice: alice.value,
+              bob: bob.value,
+              carol: carol.value,
+              dave: dave.value,
+              webhookCa,
+            });
           } finally {
             await Promise.all(running.map((daemon) => daemon.stop()));
           }
@@ -148,7 +166,7 @@ export const test = base.extend<{ consoleServer: ConsoleServer }, { network: Net
           await router.stop();
         }
       } finally {
-        removeDirs(dirs.router, dirs.alice, dirs.bob, dirs.carol);
+        removeDirs(dirs.router, dirs.alice, dirs.bob, dirs.carol, dirs.dave);
         webhookCa.remove();
       }
     },

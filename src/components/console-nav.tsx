@@ -36,7 +36,7 @@ export function ConsoleNav({ daemons }: { daemons: readonly string[] }) {
           {daemons.map((name) => (
             <li key={name}>
               <p className="px-3 pt-2 font-mono text-sm font-medium text-ink">{name}</p>
-              <ul className="flex gap-1 lg:ml-2 lg:flex-col" aria-label={`${name} sections`}>
+              <ul className="flex flex-wrap gap-1 lg:ml-2 lg:flex-col" aria-label={`${name} sections`}>
                 {DAEMON_SECTIONS.map((section) => {
                   const href = daemonSectionHref(name, section.slug);
                   return (

@@ -11,6 +11,9 @@ export interface DaemonSection {
 /** Every daemon section, first one is the daemon's landing page. */
 export const DAEMON_SECTIONS: readonly [DaemonSection, ...DaemonSection[]] = [
   { slug: "inbox", label: "Inbox" },
+  { slug: "holds", label: "Held" },
+  { slug: "trust", label: "Trust" },
+  { slug: "history", label: "History" },
   { slug: "subscriptions", label: "Subscriptions" },
 ];
 

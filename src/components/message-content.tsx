@@ -4,7 +4,8 @@
  */
 import type { InboundItem } from "@/trpc/owner-api";
 
-type MessageParts = Extract<InboundItem, { kind: "multicast" }>["message"]["content"];
+/** The text and data parts of a message, as inbound items carry them. */
+export type MessageParts = Extract<InboundItem, { kind: "multicast" }>["message"]["content"];
 
 /** The parts of one message, in order. */
 export function MessageContent({ parts }: { parts: MessageParts }) {
