@@ -244,6 +244,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
         http.closeAllConnections();
       });
       collectives.stop();
+      posts.stop();
       await link.close();
       await store.close();
     },

@@ -9,7 +9,7 @@ import { signingKeyFromSeed } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import { randomBytes } from "node:crypto";
 import { createLocalBus, createPostgresBus } from "./bus/bus.js";
-import { AppendBatcher, type AppendContext } from "./conversations/append.service.js";
+import { AppendBatcher, RecentRecords, type AppendContext } from "./conversations/append.service.js";
 import { GenesisCoordinator } from "./conversations/genesis.service.js";
 import { openRouterStore } from "./db/database.js";
 import { LinkServer } from "./link/link-server.js";
@@ -45,7 +45,14 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
       ? createLocalBus()
       : await createPostgresBus(store.postgres.config, store.postgres.channel, options.log);
   const routerKey = signingKeyFromSeed(await loadRouterSeed(store.db, () => randomBytes(32), Date.now()));
-  const ctx: AppendContext = { store, bus, routerKey, now: () => Date.now(), knownAgents: new Set() };
+  const ctx: AppendContext = {
+    store,
+    bus,
+    routerKey,
+    now: () => Date.now(),
+    knownAgents: new Set(),
+    recent: new RecentRecords(),
+  };
   const appends = new AppendBatcher(ctx);
   const genesis = new GenesisCoordinator(ctx, appends, {
     deliveryTimeoutMs: store.postgres === undefined ? 0 : 2_000,

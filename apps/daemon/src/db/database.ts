@@ -6,6 +6,7 @@
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect, sql, type Generated, type Transaction } from "kysely";
 import { Migrator } from "kysely/migration";
+import { withStatementCache } from "@social-harness/router";
 import { daemonMigrations } from "./migrations/index.js";
 
 export interface PinnedKeysTable {
@@ -185,7 +186,7 @@ export async function openDaemonStore(file: string): Promise<DaemonStore> {
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("busy_timeout = 5000");
-  const db = new Kysely<DaemonDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DaemonDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(daemonMigrations) } });
   const { error } = await migrator.migrateToLatest();
   if (error !== undefined) {

@@ -64,6 +64,8 @@ export interface HistoryDeps {
 
 export class History {
   private routerKey: Uint8Array | undefined;
+  /** Pinned keys read so far; a pinned key never changes. */
+  private readonly pinned = new Map<string, Uint8Array>();
 
   private readonly storedListeners = new Set<(conv: string) => void>();
   collectives: CollectiveSink | undefined;
@@ -94,14 +96,17 @@ export class History {
     const keys = new Map<string, Uint8Array | undefined>();
     const missing: string[] = [];
     for (const name of names) {
-      const key = await findPinnedKey(this.deps.store.db, name);
+      const key = this.pinned.get(name) ?? (await findPinnedKey(this.deps.store.db, name));
       if (key === undefined) missing.push(name);
+      else this.pinned.set(name, key);
       keys.set(name, key);
     }
     if (missing.length > 0) {
       for (const [name, key] of await this.deps.resolveKeys(missing)) {
         if (key === undefined || !checkPublicKey(key).ok) continue;
-        keys.set(name, await pinKey(this.deps.store.db, name, key, this.now()));
+        const pinned = await pinKey(this.deps.store.db, name, key, this.now());
+        this.pinned.set(name, pinned);
+        keys.set(name, pinned);
       }
     }
     return keys;

@@ -94,6 +94,10 @@ function refusalReason(answer: Extract<ProposalAnswer, { t: "refused" }>): SendE
 
 export class Posts {
   private readonly inFlight = new Set<string>();
+  /** Conversations with a bound intent that is neither in flight nor certified. */
+  private readonly waiting = new Set<string>();
+  private readonly retryTimers = new Map<string, NodeJS.Timeout>();
+  private readonly retryDelays = new Map<string, number>();
   private readonly convQueues = new Map<string, Promise<unknown>>();
 
   constructor(private readonly deps: PostsDeps) {
@@ -221,7 +225,13 @@ export class Posts {
   deliver(intent: IntentRow): Promise<PostReceipt> {
     this.inFlight.add(intent.postId);
     const previous = this.convQueues.get(intent.conv) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(() => this.propose(intent));
+    const run = previous
+      .catch(() => undefined)
+      .then(() => this.propose(intent))
+      .catch((error: unknown) => {
+        if (error instanceof SendError && error.reason === "delivery-pending") this.wait(intent.conv);
+        throw error;
+      });
     const tail = run.catch(() => undefined);
     this.convQueues.set(intent.conv, tail);
     void tail.then(() => {
@@ -317,6 +327,7 @@ export class Posts {
     } catch (cause) {
       throw new SendError("outcome-unknown", "the post was certified but could not be stored locally", { cause });
     }
+    this.retryDelays.delete(answer.conv);
     this.deps.history.ownStored(read.record, answer.record);
     return { conv: answer.conv, postId: intent.postId, hash: answer.record, seq: answer.seq };
   }
@@ -326,7 +337,9 @@ export class Posts {
     for (const intent of await boundIntents(this.deps.store.db)) this.retry(intent);
   }
 
+  /** A record was stored in `conv`: its head moved, so its waiting intents go again. */
   private resumeConversation(conv: string): void {
+    if (!this.waiting.delete(conv)) return;
     void boundIntents(this.deps.store.db, conv).then(
       (intents) => intents.forEach((intent) => this.retry(intent)),
       (error: unknown) => this.deps.log.error({ err: error }, "could not read bound intents"),
@@ -342,5 +355,30 @@ export class Posts {
         this.deps.log.warn({ err: error, postId: intent.postId, reason }, "a bound post is still pending");
       },
     );
+  }
+
+  /**
+   * Notes a conversation whose bound intent is still waiting, and proposes it again after a pause
+   * that doubles up to 30 s, unless a record stored in the conversation (its head moved) or the
+   * link's return resumes it first. The router's answer may have been lost while the post was
+   * certified; proposing again is how the daemon learns it.
+   */
+  private wait(conv: string): void {
+    this.waiting.add(conv);
+    if (this.retryTimers.has(conv)) return;
+    const delay = Math.min((this.retryDelays.get(conv) ?? 500) * 2, 30_000);
+    this.retryDelays.set(conv, delay);
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(conv);
+      this.resumeConversation(conv);
+    }, delay);
+    timer.unref();
+    this.retryTimers.set(conv, timer);
+  }
+
+  /** Stops the retry timers (daemon shutdown). */
+  stop(): void {
+    for (const timer of this.retryTimers.values()) clearTimeout(timer);
+    this.retryTimers.clear();
   }
 }

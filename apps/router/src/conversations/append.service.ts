@@ -43,6 +43,24 @@ export interface AppendContext {
   readonly now: () => number;
   /** Names known to be registered; registrations are never withdrawn, so the set only grows. */
   readonly knownAgents: Set<string>;
+  /** Records committed by this router lately, so pushes rarely read them back. */
+  readonly recent: RecentRecords;
+}
+
+/** The last few thousand records this router committed, by conversation and sequence number. */
+export class RecentRecords {
+  private readonly records = new Map<string, StoredRecord>();
+
+  constructor(private readonly capacity = 4096) {}
+
+  add(record: StoredRecord): void {
+    this.records.set(`${record.conv}\0${record.seq}`, record);
+    if (this.records.size > this.capacity) this.records.delete(this.records.keys().next().value!);
+  }
+
+  get(conv: string, seq: number): StoredRecord | undefined {
+    return this.records.get(`${conv}\0${seq}`);
+  }
 }
 
 export interface Signer {
@@ -128,6 +146,8 @@ interface Queued {
 export class AppendBatcher {
   private queue: Queued[] = [];
   private running = false;
+  /** Direct conversations known to exist; rows are never deleted, so the set only grows. */
+  private readonly knownConversations = new Set<string>();
 
   constructor(
     private readonly ctx: AppendContext,
@@ -156,19 +176,34 @@ export class AppendBatcher {
     try {
       outcomes = await this.ctx.store.db.transaction().execute(async (trx) => {
         const results: AppendOutcome[] = [];
-        for (const item of batch) results.push(await applyAtHead(trx, this.ctx, item.input));
+        for (const item of batch) results.push(await applyAtHead(trx, this.ctx, this.known(item.input)));
         return results;
       });
     } catch {
       for (const item of batch) {
         await commitOne(this.ctx, item.input).then(
-          (outcome) => item.resolve(outcome),
+          (outcome) => this.settle(item, outcome),
           (error: unknown) => item.reject(error),
         );
       }
       return;
     }
-    batch.forEach((item, i) => item.resolve(outcomes[i]!));
+    batch.forEach((item, i) => this.settle(item, outcomes[i]!));
+  }
+
+  /** Skips creating a conversation this router has seen committed before. */
+  private known(input: HeadCommit): HeadCommit {
+    return input.createMembers !== undefined && this.knownConversations.has(input.conv)
+      ? { ...input, createMembers: undefined }
+      : input;
+  }
+
+  private settle(item: Queued, outcome: AppendOutcome): void {
+    if (outcome.kind === "certified") {
+      this.knownConversations.add(outcome.record.conv);
+      if (!outcome.existed) this.ctx.recent.add(outcome.record);
+    }
+    item.resolve(outcome);
   }
 }
 

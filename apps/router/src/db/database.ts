@@ -8,6 +8,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type Generated } from "kysely";
 import { Migrator } from "kysely/migration";
 import pg from "pg";
 import { routerMigrations } from "./migrations/index.js";
+import { withStatementCache } from "./statement-cache.js";
 
 export interface AgentsTable {
   name: string;
@@ -121,7 +122,7 @@ export async function openRouterStore(options: { database?: string; sqliteFile: 
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
-  const db = new Kysely<RouterDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<RouterDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   await migrate(db, "sqlite");
   return { db, dialect: "sqlite", close: () => db.destroy() };
 }

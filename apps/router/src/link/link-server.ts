@@ -139,7 +139,14 @@ export class LinkServer {
             clearTimeout(timer);
             if (!result.ok) return refuse(result.reason, result.detail);
             if (socket.readyState !== socket.OPEN) return;
-            session = new LinkSession(frame.name, frame.publicKey, socket, this.deps.store, this.deps.log);
+            session = new LinkSession(
+              frame.name,
+              frame.publicKey,
+              socket,
+              this.deps.store,
+              this.deps.recent,
+              this.deps.log,
+            );
             this.sessions.get(frame.name)?.close(4002, "replaced by a newer link");
             this.sessions.set(frame.name, session);
             session.send({ t: "authenticated", name: frame.name });

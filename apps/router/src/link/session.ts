@@ -7,6 +7,7 @@ import { decodeCanonical, encodeFrame, type RecordFrame, type RouterFrame } from
 import type { Logger } from "pino";
 import type { WebSocket } from "ws";
 import { headsForMember, recordsAfter, type StoredRecord } from "../conversations/conversations.store.js";
+import type { RecentRecords } from "../conversations/append.service.js";
 import type { RouterStore } from "../db/database.js";
 
 const WINDOW = 512;
@@ -34,6 +35,8 @@ export class LinkSession {
   /** The highest seq sent per conversation; undefined until the daemon's first sync. */
   private sent: Map<string, number> | undefined;
   private readonly dirty = new Set<string>();
+  /** The highest committed seq this link has heard of, per conversation. */
+  private readonly latest = new Map<string, number>();
   private unacked = 0;
   private windowWaiters: (() => void)[] = [];
   private flushing: Promise<void> | undefined;
@@ -44,6 +47,7 @@ export class LinkSession {
     readonly publicKey: Uint8Array,
     private readonly socket: WebSocket,
     private readonly store: RouterStore,
+    private readonly recent: RecentRecords,
     private readonly log: Logger,
   ) {}
 
@@ -77,6 +81,7 @@ export class LinkSession {
     const first = this.sent === undefined;
     const sent = this.sent ?? new Map<string, number>();
     for (const { conv, seq } of heads) {
+      this.heard(conv, seq);
       const cursor = cursors[conv] ?? (first ? 0 : sent.get(conv));
       if (cursor === undefined) continue;
       sent.set(conv, cursor);
@@ -87,9 +92,13 @@ export class LinkSession {
     this.send({ t: "synced" });
   }
 
-  /** A record was committed in a conversation this daemon belongs to. */
+  /**
+   * A record was committed in a conversation this daemon belongs to. Posts go back to their author
+   * too: an author whose certification answer was lost learns its new head this way.
+   */
   notify(conv: string, seq: number): void {
     if (this.sent === undefined) return;
+    this.heard(conv, seq);
     if ((this.sent.get(conv) ?? 0) >= seq) return;
     this.dirty.add(conv);
     void this.flush().catch((error: unknown) => this.log.error({ err: error, agent: this.name }, "push failed"));
@@ -99,9 +108,14 @@ export class LinkSession {
   async refresh(): Promise<void> {
     if (this.sent === undefined) return;
     for (const { conv, seq } of await headsForMember(this.store.db, this.name)) {
+      this.heard(conv, seq);
       if ((this.sent.get(conv) ?? 0) < seq) this.dirty.add(conv);
     }
     await this.flush();
+  }
+
+  private heard(conv: string, seq: number): void {
+    if ((this.latest.get(conv) ?? 0) < seq) this.latest.set(conv, seq);
   }
 
   acknowledge(): void {
@@ -127,7 +141,9 @@ export class LinkSession {
       this.dirty.delete(conv);
       for (;;) {
         const after = this.sent?.get(conv) ?? 0;
-        const page = await recordsAfter(this.store.db, conv, after, PAGE);
+        if (after >= (this.latest.get(conv) ?? Number.POSITIVE_INFINITY)) break;
+        const cached = this.recent.get(conv, after + 1);
+        const page = cached === undefined ? await recordsAfter(this.store.db, conv, after, PAGE) : [cached];
         for (const record of page) {
           while (this.unacked >= WINDOW && !this.closed) {
             await new Promise<void>((resolve) => this.windowWaiters.push(resolve));
@@ -137,7 +153,7 @@ export class LinkSession {
           this.unacked++;
           this.sent?.set(conv, record.seq);
         }
-        if (page.length < PAGE) break;
+        if (cached === undefined && page.length < PAGE) break;
       }
     }
   }

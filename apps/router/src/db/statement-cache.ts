@@ -1,0 +1,25 @@
+/**
+ * A better-sqlite3 handle for Kysely that prepares each distinct SQL text once. Kysely's SQLite
+ * driver prepares every query it runs; our queries repeat the same few shapes, so reusing the
+ * prepared statement saves a parse per query on the hot paths (appends, inbox inserts).
+ */
+import type Database from "better-sqlite3";
+import type { SqliteDatabase } from "kysely";
+
+const MAX_CACHED = 512;
+
+export function withStatementCache(sqlite: Database.Database): SqliteDatabase {
+  const cache = new Map<string, Database.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      let statement = cache.get(sql);
+      if (statement === undefined) {
+        statement = sqlite.prepare(sql);
+        // Shapes that vary (IN lists of different lengths) stop being cached once the cache is full.
+        if (cache.size < MAX_CACHED) cache.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
