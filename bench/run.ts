@@ -103,6 +103,10 @@ async function main(): Promise<void> {
     await net.startRouter();
     if (wants("latency")) await sendLatency(net);
     if (wants("throughput")) await routerThroughput(net);
+    if (wants("router")) {
+      const { routerCertifyThroughput } = await import("./router-certify.js");
+      rows.push(await routerCertifyThroughput(net.routerUrl));
+    }
     if (wants("inbox")) {
       await readInboxLatency(net, 1_000);
       await readInboxLatency(net, 1_000_000);

@@ -1,0 +1,104 @@
+/**
+ * The router on its own: several agents' links propose posts directly (no daemon, no MCP), each in
+ * its own direct conversation with several proposals pipelined, and the figure is certified records
+ * per second — the router's capacity to order, commit durably and certify.
+ */
+import { performance } from "node:perf_hooks";
+import {
+  actionMessage,
+  decodeRouterFrame,
+  encodeFrame,
+  encodeRecord,
+  generateSigningKey,
+  LINK_PROTOCOL,
+  linkAuthMessage,
+  mintId,
+  type RouterFrame,
+} from "@social-harness/protocol";
+import WebSocket from "ws";
+
+interface Link {
+  readonly name: string;
+  send(frame: Parameters<typeof encodeFrame>[0]): void;
+  next(match: (f: RouterFrame) => boolean): Promise<RouterFrame>;
+  close(): void;
+}
+
+async function link(url: string, name: string): Promise<Link & { sign(bytes: Uint8Array): Uint8Array }> {
+  const key = generateSigningKey();
+  const socket = new WebSocket(url, { perMessageDeflate: false });
+  const waiters: { match: (f: RouterFrame) => boolean; resolve: (f: RouterFrame) => void }[] = [];
+  socket.on("message", (data: Buffer) => {
+    const read = decodeRouterFrame(new Uint8Array(data));
+    if (!read.ok) return;
+    const i = waiters.findIndex((w) => w.match(read.frame));
+    if (i >= 0) waiters.splice(i, 1)[0]!.resolve(read.frame);
+  });
+  const next = (match: (f: RouterFrame) => boolean) =>
+    new Promise<RouterFrame>((resolve) => waiters.push({ match, resolve }));
+  const challenge = next((f) => f.t === "challenge");
+  await new Promise((resolve) => socket.once("open", resolve));
+  const { nonce } = (await challenge) as Extract<RouterFrame, { t: "challenge" }>;
+  const authenticated = next((f) => f.t === "authenticated");
+  socket.send(
+    encodeFrame({
+      t: "authenticate",
+      protocol: LINK_PROTOCOL,
+      name,
+      publicKey: key.publicKey,
+      signature: key.sign(linkAuthMessage(nonce, name)),
+    }),
+  );
+  await authenticated;
+  return {
+    name,
+    send: (frame) => socket.send(encodeFrame(frame)),
+    next,
+    close: () => socket.close(),
+    sign: (bytes) => key.sign(actionMessage(bytes)),
+  };
+}
+
+export async function routerCertifyThroughput(
+  routerUrl: string,
+): Promise<{ measure: string; value: string; note: string }> {
+  const senders = 8;
+  const perSender = 500;
+  const sink = await link(routerUrl, "raw-sink");
+  const links = await Promise.all(Array.from({ length: senders }, (_, i) => link(routerUrl, `raw-sender-${i}`)));
+  let id = 0;
+  const start = performance.now();
+  await Promise.all(
+    links.map(async (l) => {
+      const conv = `direct:${[l.name, sink.name].sort().join(",")}`;
+      let prev: string | null = null;
+      for (let i = 0; i < perSender; i++) {
+        const bytes = encodeRecord({
+          kind: "post",
+          conv,
+          prev,
+          author: l.name,
+          postId: mintId("post"),
+          at: Date.now(),
+          content: [
+            { type: "text", text: `raw ${i}` },
+            { type: "collective", op: "multicast" },
+          ],
+        });
+        const request = ++id;
+        const answer = l.next((f) => "id" in f && f.id === request);
+        l.send({ t: "propose", id: request, record: bytes, signature: l.sign(bytes) });
+        const frame = await answer;
+        if (frame.t !== "certified") throw new Error(`proposal refused: ${JSON.stringify(frame)}`);
+        prev = frame.record;
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  for (const l of [...links, sink]) l.close();
+  return {
+    measure: "router certifications per second",
+    value: `${Math.round((senders * perSender) / seconds)} /s`,
+    note: `${senders} raw links × ${perSender} posts (one in flight per conversation), durable commits, no daemons`,
+  };
+}
