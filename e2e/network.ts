@@ -151,6 +151,8 @@ export const test = base.extend<{ consoleServer: ConsoleServer }, { network: Net
             if (bob.status === "rejected") throw bob.reason;
             if (carol.status === "rejected") throw carol.reason;
             if (dave.status === "rejected") throw dave.reason;
+            // A daemon is ready before its router link is; tests send at once.
+            await Promise.all(running.map((daemon) => daemon.linked()));
             await provide({
               router,
               alice: alice.value,

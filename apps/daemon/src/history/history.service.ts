@@ -189,7 +189,11 @@ export class History {
     members: readonly string[],
     projection: Projection,
   ): Promise<string> {
-    if (record.author === this.deps.self) return "own";
+    if (record.author === this.deps.self) {
+      // Our own post may come back from the router before the send path stores it.
+      await this.collectives?.absorbOwn(trx, { record, hash });
+      return "own";
+    }
     switch (projection.kind) {
       case "deliver":
         return this.deps.trust.admitOrHold(trx, {

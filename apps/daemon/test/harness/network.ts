@@ -30,6 +30,7 @@ export class Network {
   async add(name: string, options: Partial<DaemonOptions> = {}): Promise<Agent> {
     const daemon = await DaemonProcess.start({ ...options, name, router: this.router.url });
     this.dirs.push(daemon.dataDir);
+    await daemon.linked();
     const agent = { daemon, mcp: await connect(daemon.mcpUrl, daemon.runtimeToken) };
     this.agents.set(name, agent);
     return agent;
@@ -51,6 +52,7 @@ export class Network {
     const agent = this.agent(name);
     await agent.mcp.close().catch(() => undefined);
     const daemon = await agent.daemon.restart(overrides);
+    await daemon.linked();
     const restarted = { daemon, mcp: await connect(daemon.mcpUrl, daemon.runtimeToken) };
     this.agents.set(name, restarted);
     return restarted;

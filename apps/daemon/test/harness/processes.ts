@@ -103,6 +103,18 @@ export class DaemonProcess {
     });
   }
 
+  /** Waits until the daemon's router link is up (its ready line comes before the link does). */
+  async linked(timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const url = this.mcpUrl.replace(/\/mcp$/, "/healthz");
+    for (;;) {
+      const health = (await fetch(url).then((r) => r.json())) as { link?: string };
+      if (health.link === "ready") return;
+      if (Date.now() > deadline) throw new Error(`${this.name} did not link to its router (link ${health.link})`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
   get runtimeToken(): string {
     return readFileSync(path.join(this.dataDir, "runtime.token"), "utf8").trim();
   }
