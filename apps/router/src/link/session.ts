@@ -139,22 +139,36 @@ export class LinkSession {
     while (this.dirty.size > 0 && !this.closed) {
       const conv = this.dirty.values().next().value as string;
       this.dirty.delete(conv);
-      for (;;) {
-        const after = this.sent?.get(conv) ?? 0;
-        if (after >= (this.latest.get(conv) ?? Number.POSITIVE_INFINITY)) break;
-        const cached = this.recent.get(conv, after + 1);
-        const page = cached === undefined ? await recordsAfter(this.store.db, conv, after, PAGE) : [cached];
-        for (const record of page) {
-          while (this.unacked >= WINDOW && !this.closed) {
-            await new Promise<void>((resolve) => this.windowWaiters.push(resolve));
-          }
-          if (this.closed) return;
-          this.send(toFrame(record));
-          this.unacked++;
-          this.sent?.set(conv, record.seq);
+      await this.drainConversation(conv);
+    }
+  }
+
+  /**
+   * Sends a conversation's records from the link's cursor on, strictly in sequence. A sync may
+   * rewind the cursor while this awaits the database or the window; every send checks that the
+   * record still follows the cursor, and starts over from it when it does not.
+   */
+  private async drainConversation(conv: string): Promise<void> {
+    for (;;) {
+      const after = this.sent?.get(conv) ?? 0;
+      if (after >= (this.latest.get(conv) ?? Number.POSITIVE_INFINITY)) return;
+      const cached = this.recent.get(conv, after + 1);
+      const page = cached === undefined ? await recordsAfter(this.store.db, conv, after, PAGE) : [cached];
+      let rewound = false;
+      for (const record of page) {
+        while (this.unacked >= WINDOW && !this.closed) {
+          await new Promise<void>((resolve) => this.windowWaiters.push(resolve));
         }
-        if (cached === undefined && page.length < PAGE) break;
+        if (this.closed) return;
+        if ((this.sent?.get(conv) ?? 0) !== record.seq - 1) {
+          rewound = true;
+          break;
+        }
+        this.send(toFrame(record));
+        this.unacked++;
+        this.sent?.set(conv, record.seq);
       }
+      if (!rewound && cached === undefined && page.length < PAGE) return;
     }
   }
 }
