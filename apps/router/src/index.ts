@@ -2,3 +2,4 @@
 export { parseListen, ROUTER_OPTIONS, runRouterCommand } from "./main.js";
 export { startRouter, type RouterOptions, type RunningRouter } from "./router.js";
 export { withStatementCache } from "./db/statement-cache.js";
+export { prepared } from "./db/prepared.js";

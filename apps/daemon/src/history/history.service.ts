@@ -171,7 +171,7 @@ export class History {
         disposition,
         storedAt: this.now(),
       });
-      await this.advance(trx, conv);
+      await this.advance(trx, conv, seq);
       return "stored" as const;
     });
     if (stored === true) return { kind: "duplicate" };
@@ -211,8 +211,8 @@ export class History {
     }
   }
 
-  private async advance(trx: Trx, conv: string): Promise<void> {
-    await advanceContiguous(trx, conv);
+  private async advance(trx: Trx, conv: string, seq: number): Promise<void> {
+    await advanceContiguous(trx, conv, seq);
   }
 
   /**
@@ -258,7 +258,7 @@ export class History {
       storedAt: this.now(),
     });
     await this.collectives?.absorbOwn(trx, { record: input.record, hash: input.hash });
-    await this.advance(trx, input.conv);
+    await this.advance(trx, input.conv, input.seq);
   }
 
   /** After a storeOwn transaction commits. */

@@ -1,5 +1,9 @@
 /** SQL for conversations, certified records, pinned agent keys and the pinned router key. */
-import type { DbOrTrx } from "../db/database.js";
+import { prepared } from "@social-harness/router";
+import type { Kysely } from "kysely";
+import type { DaemonDatabase, DbOrTrx } from "../db/database.js";
+
+type Db = Kysely<DaemonDatabase>;
 
 export interface ConversationRow {
   readonly conv: string;
@@ -23,11 +27,22 @@ export interface StoredRecordRow {
   readonly storedAt: number;
 }
 
+const selectConversation = prepared((db: Db, conv: string) =>
+  db.selectFrom("conversations").selectAll().where("conv", "=", conv),
+);
+
 export async function findConversation(db: DbOrTrx, conv: string): Promise<ConversationRow | undefined> {
-  const row = await db.selectFrom("conversations").selectAll().where("conv", "=", conv).executeTakeFirst();
+  const row = (await selectConversation(db, conv)).rows[0];
   if (row === undefined) return undefined;
   return { conv: row.conv, members: JSON.parse(row.members) as string[], contiguousSeq: row.contiguous_seq };
 }
+
+const insertConversation = prepared((db: Db, conv: string, members: string, now: number) =>
+  db
+    .insertInto("conversations")
+    .values({ conv, members, contiguous_seq: 0, created_at: now })
+    .onConflict((oc) => oc.column("conv").doNothing()),
+);
 
 export async function ensureConversation(
   db: DbOrTrx,
@@ -35,15 +50,15 @@ export async function ensureConversation(
   members: readonly string[],
   now: number,
 ): Promise<void> {
-  await db
-    .insertInto("conversations")
-    .values({ conv, members: JSON.stringify(members), contiguous_seq: 0, created_at: now })
-    .onConflict((oc) => oc.column("conv").doNothing())
-    .execute();
+  await insertConversation(db, conv, JSON.stringify(members), now);
 }
 
+const selectRecordAt = prepared((db: Db, conv: string, seq: number) =>
+  db.selectFrom("records").select("hash").where("conv", "=", conv).where("seq", "=", seq),
+);
+
 export async function findRecordAt(db: DbOrTrx, conv: string, seq: number): Promise<{ hash: string } | undefined> {
-  return db.selectFrom("records").select("hash").where("conv", "=", conv).where("seq", "=", seq).executeTakeFirst();
+  return (await selectRecordAt(db, conv, seq)).rows[0];
 }
 
 export async function findRecordByHash(db: DbOrTrx, hash: string): Promise<StoredRecordRow | undefined> {
@@ -51,61 +66,96 @@ export async function findRecordByHash(db: DbOrTrx, hash: string): Promise<Store
   return row === undefined ? undefined : toStoredRecord(row);
 }
 
+const insertRecordRow = prepared(
+  (
+    db: Db,
+    conv: string,
+    seq: number,
+    hash: string,
+    kind: string,
+    author: string,
+    postId: string,
+    at: number,
+    bytes: Uint8Array,
+    signatures: Uint8Array,
+    certificate: Uint8Array,
+    disposition: string,
+    storedAt: number,
+  ) =>
+    db.insertInto("records").values({
+      conv,
+      seq,
+      hash,
+      kind,
+      author,
+      post_id: postId,
+      at,
+      bytes,
+      signatures,
+      certificate,
+      disposition,
+      stored_at: storedAt,
+    }),
+);
+
 export async function insertRecord(db: DbOrTrx, row: Omit<StoredRecordRow, "id">): Promise<number> {
-  const result = await db
-    .insertInto("records")
-    .values({
-      conv: row.conv,
-      seq: row.seq,
-      hash: row.hash,
-      kind: row.kind,
-      author: row.author,
-      post_id: row.postId,
-      at: row.at,
-      bytes: Buffer.from(row.bytes),
-      signatures: Buffer.from(row.signatures),
-      certificate: Buffer.from(row.certificate),
-      disposition: row.disposition,
-      stored_at: row.storedAt,
-    })
-    .executeTakeFirstOrThrow();
+  const result = await insertRecordRow(
+    db,
+    row.conv,
+    row.seq,
+    row.hash,
+    row.kind,
+    row.author,
+    row.postId,
+    row.at,
+    Buffer.from(row.bytes),
+    Buffer.from(row.signatures),
+    Buffer.from(row.certificate),
+    row.disposition,
+    row.storedAt,
+  );
   return Number(result.insertId);
 }
 
-/** Moves the contiguous cursor over every record already stored after it; returns the new seq. */
-export async function advanceContiguous(db: DbOrTrx, conv: string): Promise<number> {
-  const current = await db
-    .selectFrom("conversations")
-    .select("contiguous_seq")
+const stepContiguous = prepared((db: Db, conv: string, from: number, to: number) =>
+  db
+    .updateTable("conversations")
+    .set({ contiguous_seq: to })
     .where("conv", "=", conv)
-    .executeTakeFirstOrThrow();
-  let seq = current.contiguous_seq;
-  const stored = await db
-    .selectFrom("records")
-    .select("seq")
-    .where("conv", "=", conv)
-    .where("seq", ">", seq)
-    .orderBy("seq")
-    .execute();
-  for (const row of stored) {
-    if (row.seq !== seq + 1) break;
-    seq = row.seq;
+    .where("contiguous_seq", "=", from),
+);
+const selectStoredAfter = prepared((db: Db, conv: string, seq: number) =>
+  db.selectFrom("records").select("seq").where("conv", "=", conv).where("seq", ">", seq).orderBy("seq").limit(256),
+);
+
+/**
+ * After storing the record at `seq`: moves the contiguous cursor over it, and over the records
+ * already stored right after it (our own posts can be stored ahead of the records before them).
+ */
+export async function advanceContiguous(db: DbOrTrx, conv: string, seq: number): Promise<void> {
+  if (Number((await stepContiguous(db, conv, seq - 1, seq)).numAffectedRows ?? 0n) === 0) return;
+  let cursor = seq;
+  for (;;) {
+    const ahead = (await selectStoredAfter(db, conv, cursor)).rows;
+    let next = cursor;
+    for (const row of ahead) {
+      if (row.seq !== next + 1) break;
+      next = row.seq;
+    }
+    if (next === cursor) return;
+    await stepContiguous(db, conv, cursor, next);
+    if (next - cursor < ahead.length) return;
+    cursor = next;
   }
-  if (seq !== current.contiguous_seq) {
-    await db.updateTable("conversations").set({ contiguous_seq: seq }).where("conv", "=", conv).execute();
-  }
-  return seq;
 }
 
 /** The newest stored record of a conversation: what a proposal names as `prev`. */
+const selectHead = prepared((db: Db, conv: string) =>
+  db.selectFrom("records").select(["seq", "hash"]).where("conv", "=", conv).orderBy("seq", "desc").limit(1),
+);
+
 export async function findHead(db: DbOrTrx, conv: string): Promise<{ seq: number; hash: string } | undefined> {
-  return db
-    .selectFrom("records")
-    .select(["seq", "hash"])
-    .where("conv", "=", conv)
-    .orderBy("seq", "desc")
-    .limit(1)
-    .executeTakeFirst();
+  return (await selectHead(db, conv)).rows[0];
 }
 
 export async function cursors(db: DbOrTrx): Promise<Record<string, number>> {

@@ -1,5 +1,9 @@
 /** SQL for the durable inbox: pending items, acknowledgment tombstones and retired rows. */
-import type { DbOrTrx } from "../db/database.js";
+import { prepared } from "@social-harness/router";
+import type { Kysely } from "kysely";
+import type { DaemonDatabase, DbOrTrx } from "../db/database.js";
+
+type Db = Kysely<DaemonDatabase>;
 
 export interface InboxRow {
   readonly id: number;
@@ -59,6 +63,31 @@ const COLUMNS = [
   "settled_at",
 ] as const;
 
+const insertRow = prepared(
+  (
+    db: Db,
+    token: string,
+    kind: string,
+    item: string,
+    guidance: string | null,
+    size: number,
+    conv: string | null,
+    recordHash: string | null,
+    createdAt: number,
+  ) =>
+    db.insertInto("inbox").values({
+      token,
+      kind,
+      item,
+      guidance,
+      size,
+      conv,
+      record_hash: recordHash,
+      state: "pending",
+      created_at: createdAt,
+    }),
+);
+
 export async function insertInboxRow(
   db: DbOrTrx,
   row: {
@@ -71,58 +100,70 @@ export async function insertInboxRow(
     createdAt: number;
   },
 ): Promise<number> {
-  const result = await db
-    .insertInto("inbox")
-    .values({
-      token: row.token,
-      kind: row.kind,
-      item: row.item,
-      guidance: row.guidance,
-      size: Buffer.byteLength(row.item) + (row.guidance === null ? 0 : Buffer.byteLength(row.guidance)),
-      conv: row.conv,
-      record_hash: row.recordHash,
-      state: "pending",
-      created_at: row.createdAt,
-    })
-    .executeTakeFirstOrThrow();
+  const size = Buffer.byteLength(row.item) + (row.guidance === null ? 0 : Buffer.byteLength(row.guidance));
+  const result = await insertRow(
+    db,
+    row.token,
+    row.kind,
+    row.item,
+    row.guidance,
+    size,
+    row.conv,
+    row.recordHash,
+    row.createdAt,
+  );
   return Number(result.insertId);
 }
 
+const selectByToken = prepared((db: Db, token: string) =>
+  db.selectFrom("inbox").select(COLUMNS).where("token", "=", token),
+);
+
 export async function findInboxRow(db: DbOrTrx, token: string): Promise<InboxRow | undefined> {
-  const row = await db.selectFrom("inbox").select(COLUMNS).where("token", "=", token).executeTakeFirst();
+  const row = (await selectByToken(db, token)).rows[0];
   return row === undefined ? undefined : toInboxRow(row);
 }
 
-/** Pending rows with after < id <= upper, in insertion order. */
-export async function pendingRows(db: DbOrTrx, after: number, upper: number, limit: number): Promise<InboxRow[]> {
-  const rows = await db
+const selectPending = prepared((db: Db, after: number, upper: number, limit: number) =>
+  db
     .selectFrom("inbox")
     .select(COLUMNS)
     .where("state", "=", "pending")
     .where("id", ">", after)
     .where("id", "<=", upper)
     .orderBy("id")
-    .limit(limit)
-    .execute();
-  return rows.map(toInboxRow);
+    .limit(limit),
+);
+
+/** Pending rows with after < id <= upper, in insertion order. */
+export async function pendingRows(db: DbOrTrx, after: number, upper: number, limit: number): Promise<InboxRow[]> {
+  return (await selectPending(db, after, upper, limit)).rows.map(toInboxRow);
 }
+
+const selectMaxId = prepared((db: Db) => db.selectFrom("inbox").select((eb) => eb.fn.max("id").as("max")));
 
 export async function maxInboxId(db: DbOrTrx): Promise<number> {
-  const row = await db
-    .selectFrom("inbox")
-    .select((eb) => eb.fn.max("id").as("max"))
-    .executeTakeFirst();
-  return Number(row?.max ?? 0);
+  return Number((await selectMaxId(db)).rows[0]?.max ?? 0);
 }
 
-export async function countPending(db: DbOrTrx): Promise<number> {
-  const row = await db
+const selectPendingCount = prepared((db: Db) =>
+  db
     .selectFrom("inbox")
     .select((eb) => eb.fn.countAll<number>().as("count"))
-    .where("state", "=", "pending")
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+    .where("state", "=", "pending"),
+);
+
+export async function countPending(db: DbOrTrx): Promise<number> {
+  return Number((await selectPendingCount(db)).rows[0]?.count ?? 0);
 }
+
+const updateState = prepared((db: Db, token: string, state: string, by: string, now: number) =>
+  db
+    .updateTable("inbox")
+    .set({ state, settled_at: now, settled_by: by })
+    .where("token", "=", token)
+    .where("state", "=", "pending"),
+);
 
 /** Settles a pending row; false when it was not pending. */
 export async function settleInboxRow(
@@ -132,13 +173,7 @@ export async function settleInboxRow(
   by: string,
   now: number,
 ): Promise<boolean> {
-  const result = await db
-    .updateTable("inbox")
-    .set({ state, settled_at: now, settled_by: by })
-    .where("token", "=", token)
-    .where("state", "=", "pending")
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return Number((await updateState(db, token, state, by, now)).numAffectedRows ?? 0n) > 0;
 }
 
 /** Owner listing: pending rows newest first, paged by id. */

@@ -1,5 +1,27 @@
 /** SQL for bound send intents: a PostId and its content, durable before anything is proposed. */
-import type { DbOrTrx } from "../db/database.js";
+import { prepared } from "@social-harness/router";
+import type { Kysely } from "kysely";
+import type { DaemonDatabase, DbOrTrx } from "../db/database.js";
+
+const insertIntent = prepared(
+  (db: Kysely<DaemonDatabase>, postId: string, conv: string, content: Uint8Array, createdAt: number) =>
+    db.insertInto("intents").values({ post_id: postId, conv, content, state: "bound", created_at: createdAt }),
+);
+const updateIntent = prepared(
+  (
+    db: Kysely<DaemonDatabase>,
+    postId: string,
+    state: string,
+    recordHash: string | null,
+    detail: string | null,
+    now: number,
+  ) =>
+    db
+      .updateTable("intents")
+      .set({ state, record_hash: recordHash, detail, settled_at: now })
+      .where("post_id", "=", postId)
+      .where("state", "=", "bound"),
+);
 
 export interface IntentRow {
   readonly postId: string;
@@ -9,16 +31,7 @@ export interface IntentRow {
 }
 
 export async function bindIntent(db: DbOrTrx, intent: IntentRow): Promise<void> {
-  await db
-    .insertInto("intents")
-    .values({
-      post_id: intent.postId,
-      conv: intent.conv,
-      content: Buffer.from(intent.content),
-      state: "bound",
-      created_at: intent.createdAt,
-    })
-    .execute();
+  await insertIntent(db, intent.postId, intent.conv, Buffer.from(intent.content), intent.createdAt);
 }
 
 export async function settleIntent(
@@ -28,12 +41,7 @@ export async function settleIntent(
   outcome: { recordHash?: string; detail?: string },
   now: number,
 ): Promise<void> {
-  await db
-    .updateTable("intents")
-    .set({ state, record_hash: outcome.recordHash ?? null, detail: outcome.detail ?? null, settled_at: now })
-    .where("post_id", "=", postId)
-    .where("state", "=", "bound")
-    .execute();
+  await updateIntent(db, postId, state, outcome.recordHash ?? null, outcome.detail ?? null, now);
 }
 
 export async function boundIntents(db: DbOrTrx, conv?: string): Promise<IntentRow[]> {

@@ -1,5 +1,11 @@
 /** SQL for the trust list and the items held for the owner. */
-import type { DbOrTrx } from "../db/database.js";
+import { prepared } from "@social-harness/router";
+import type { Kysely } from "kysely";
+import type { DaemonDatabase, DbOrTrx } from "../db/database.js";
+
+const selectTrusted = prepared((db: Kysely<DaemonDatabase>, name: string) =>
+  db.selectFrom("trusted_agents").select("name").where("name", "=", name),
+);
 
 export interface HoldRow {
   readonly id: number;
@@ -12,9 +18,7 @@ export interface HoldRow {
 }
 
 export async function isTrustedAgent(db: DbOrTrx, name: string): Promise<boolean> {
-  return (
-    (await db.selectFrom("trusted_agents").select("name").where("name", "=", name).executeTakeFirst()) !== undefined
-  );
+  return (await selectTrusted(db, name)).rows.length > 0;
 }
 
 export async function listTrustedAgents(db: DbOrTrx): Promise<{ name: string; addedAt: number }[]> {

@@ -1,6 +1,7 @@
 /** SQL for conversations, their members and their records. Every function takes the db or trx. */
 import type { Kysely, Transaction } from "kysely";
 import type { Dialect, RouterDatabase } from "../db/database.js";
+import { prepared } from "../db/prepared.js";
 
 type Db = Kysely<RouterDatabase> | Transaction<RouterDatabase>;
 
@@ -18,11 +19,17 @@ export interface StoredRecord {
   readonly certificate: Uint8Array;
 }
 
+const selectHead = prepared((db: Kysely<RouterDatabase>, conv: string) =>
+  db.selectFrom("conversations").select(["head_seq", "head_hash"]).where("conv", "=", conv),
+);
+const selectHeadForUpdate = prepared((db: Kysely<RouterDatabase>, conv: string) =>
+  db.selectFrom("conversations").select(["head_seq", "head_hash"]).where("conv", "=", conv).forUpdate(),
+);
+
 /** Reads a conversation's head, locking its row on PostgreSQL so appends to it serialise. */
 export async function lockHead(trx: Db, dialect: Dialect, conv: string): Promise<ConversationHead | undefined> {
-  let query = trx.selectFrom("conversations").select(["head_seq", "head_hash"]).where("conv", "=", conv);
-  if (dialect === "postgres") query = query.forUpdate();
-  const row = await query.executeTakeFirst();
+  const { rows } = await (dialect === "postgres" ? selectHeadForUpdate : selectHead)(trx, conv);
+  const row = rows[0];
   return row === undefined ? undefined : { seq: row.head_seq, hash: row.head_hash };
 }
 
@@ -46,38 +53,64 @@ export async function createConversation(
   return true;
 }
 
-export async function findRecordByPost(trx: Db, author: string, postId: string): Promise<StoredRecord | undefined> {
-  return trx
+const selectRecordByPost = prepared((db: Kysely<RouterDatabase>, author: string, postId: string) =>
+  db
     .selectFrom("records")
     .select(["conv", "seq", "hash", "bytes", "signatures", "certificate"])
     .where("author", "=", author)
-    .where("post_id", "=", postId)
-    .executeTakeFirst();
+    .where("post_id", "=", postId),
+);
+
+export async function findRecordByPost(trx: Db, author: string, postId: string): Promise<StoredRecord | undefined> {
+  return (await selectRecordByPost(trx, author, postId)).rows[0];
 }
+
+const insertRecord = prepared(
+  (
+    db: Kysely<RouterDatabase>,
+    conv: string,
+    seq: number,
+    hash: string,
+    author: string,
+    postId: string,
+    bytes: Uint8Array,
+    signatures: Uint8Array,
+    certificate: Uint8Array,
+    committedAt: number,
+  ) =>
+    db.insertInto("records").values({
+      conv,
+      seq,
+      hash,
+      author,
+      post_id: postId,
+      bytes,
+      signatures,
+      certificate,
+      committed_at: committedAt,
+    }),
+);
+const updateHead = prepared((db: Kysely<RouterDatabase>, conv: string, seq: number, hash: string) =>
+  db.updateTable("conversations").set({ head_seq: seq, head_hash: hash }).where("conv", "=", conv),
+);
 
 export async function appendRecord(
   trx: Db,
   row: StoredRecord & { author: string; postId: string; committedAt: number },
 ): Promise<void> {
-  await trx
-    .insertInto("records")
-    .values({
-      conv: row.conv,
-      seq: row.seq,
-      hash: row.hash,
-      author: row.author,
-      post_id: row.postId,
-      bytes: Buffer.from(row.bytes),
-      signatures: Buffer.from(row.signatures),
-      certificate: Buffer.from(row.certificate),
-      committed_at: row.committedAt,
-    })
-    .execute();
-  await trx
-    .updateTable("conversations")
-    .set({ head_seq: row.seq, head_hash: row.hash })
-    .where("conv", "=", row.conv)
-    .execute();
+  await insertRecord(
+    trx,
+    row.conv,
+    row.seq,
+    row.hash,
+    row.author,
+    row.postId,
+    Buffer.from(row.bytes),
+    Buffer.from(row.signatures),
+    Buffer.from(row.certificate),
+    row.committedAt,
+  );
+  await updateHead(trx, row.conv, row.seq, row.hash);
 }
 
 export async function membersOf(db: Db, conv: string): Promise<string[]> {
@@ -96,13 +129,16 @@ export async function headsForMember(db: Db, member: string): Promise<{ conv: st
   return rows;
 }
 
-export async function recordsAfter(db: Db, conv: string, afterSeq: number, limit: number): Promise<StoredRecord[]> {
-  return db
+const selectRecordsAfter = prepared((db: Kysely<RouterDatabase>, conv: string, afterSeq: number, limit: number) =>
+  db
     .selectFrom("records")
     .select(["conv", "seq", "hash", "bytes", "signatures", "certificate"])
     .where("conv", "=", conv)
     .where("seq", ">", afterSeq)
     .orderBy("seq")
-    .limit(limit)
-    .execute();
+    .limit(limit),
+);
+
+export async function recordsAfter(db: Db, conv: string, afterSeq: number, limit: number): Promise<StoredRecord[]> {
+  return (await selectRecordsAfter(db, conv, afterSeq, limit)).rows;
 }
