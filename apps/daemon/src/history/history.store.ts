@@ -1,7 +1,7 @@
 /** SQL for conversations, certified records, pinned agent keys and the pinned router key. */
 import { prepared } from "@social-harness/router";
-import type { Kysely } from "kysely";
-import type { DaemonDatabase, DbOrTrx } from "../db/database.js";
+import type { Kysely, Selectable } from "kysely";
+import type { DaemonDatabase, DbOrTrx, RecordsTable } from "../db/database.js";
 
 type Db = Kysely<DaemonDatabase>;
 
@@ -192,21 +192,7 @@ export async function setDisposition(db: DbOrTrx, hash: string, disposition: str
   await db.updateTable("records").set({ disposition }).where("hash", "=", hash).execute();
 }
 
-export function toStoredRecord(row: {
-  id: number;
-  conv: string;
-  seq: number;
-  hash: string;
-  kind: string;
-  author: string;
-  post_id: string;
-  at: number;
-  bytes: Uint8Array;
-  signatures: Uint8Array;
-  certificate: Uint8Array;
-  disposition: string;
-  stored_at: number;
-}): StoredRecordRow {
+export function toStoredRecord(row: Selectable<RecordsTable>): StoredRecordRow {
   return {
     id: row.id,
     conv: row.conv,

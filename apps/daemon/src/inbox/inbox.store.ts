@@ -1,7 +1,7 @@
 /** SQL for the durable inbox: pending items, acknowledgment tombstones and retired rows. */
 import { prepared } from "@social-harness/router";
-import type { Kysely } from "kysely";
-import type { DaemonDatabase, DbOrTrx } from "../db/database.js";
+import type { Kysely, Selectable } from "kysely";
+import type { DaemonDatabase, DbOrTrx, InboxTable } from "../db/database.js";
 
 type Db = Kysely<DaemonDatabase>;
 
@@ -19,19 +19,7 @@ export interface InboxRow {
   readonly settledAt: number | null;
 }
 
-type Row = {
-  id: number;
-  token: string;
-  kind: string;
-  item: string;
-  guidance: string | null;
-  size: number;
-  conv: string | null;
-  record_hash: string | null;
-  state: string;
-  created_at: number;
-  settled_at: number | null;
-};
+type Row = Omit<Selectable<InboxTable>, "settled_by">;
 
 function toInboxRow(row: Row): InboxRow {
   return {

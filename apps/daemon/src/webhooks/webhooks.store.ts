@@ -2,7 +2,8 @@
  * SQL for webhook registrations and their in-flight callback occurrence. Every function takes the
  * database or transaction handle first; rows are mapped to camelCase in one place per table.
  */
-import type { DbOrTrx } from "../db/database.js";
+import type { Selectable } from "kysely";
+import type { DbOrTrx, WebhookSubscriptionsTable } from "../db/database.js";
 import type { Principal } from "../identity/identity.js";
 import type { FailureCategory } from "./webhooks.schema.js";
 
@@ -37,26 +38,7 @@ export interface OccurrenceRow {
   readonly createdAt: number;
 }
 
-type Row = {
-  id: string;
-  principal: string;
-  url: string;
-  event_name: string;
-  arguments: string;
-  secret: string;
-  secret_fingerprint: string;
-  state: string;
-  terminal_status: number | null;
-  lease_expires_at: number;
-  attempts: number;
-  failing_since: number | null;
-  last_error: string | null;
-  next_attempt_at: number | null;
-  last_delivery_at: number | null;
-  delivered: number;
-  created_at: number;
-  revoked_at: number | null;
-};
+type Row = Omit<Selectable<WebhookSubscriptionsTable>, "updated_at" | "revoked_by">;
 
 const COLUMNS = [
   "id",
