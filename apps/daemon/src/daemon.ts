@@ -196,6 +196,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const trpc = createHTTPHandler({
     router: appRouter,
     basePath: "/trpc/",
+    maxBodySize: 1024 * 1024,
     createContext: ({ req }) => ({ principal: principalOf(credentials, req.headers.authorization), services }),
     onError: ({ error, path: procedure }) => {
       if (error.code === "INTERNAL_SERVER_ERROR") log.error({ err: error, procedure }, "owner API failed");
