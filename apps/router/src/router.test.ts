@@ -222,4 +222,36 @@ describe.each(["sqlite", "postgres"] as const)("router on %s", (dialect) => {
     await b2.next((f) => f.t === "synced");
     expect([first, second].map((f) => f.t === "record" && f.seq)).toEqual([2, 3]);
   });
+
+  it("restarts a push from the cursor a daemon rewinds to, even while the push waits on the window", async () => {
+    const a = await link("rw-a");
+    const b1 = await link("rw-b");
+    const conv = "direct:rw-a,rw-b";
+    let prev: string | null = null;
+    for (let i = 0; i < 520; i++) {
+      const c = (await a.propose(a.draft(conv, prev, `m${i}`))) as Certified;
+      prev = c.record;
+    }
+    b1.close();
+    const b = await RawLink.authenticated(router.url, "rw-b", b1.key);
+    links.push(b);
+    // 512 records fill the window; the push then waits for acknowledgments that do not come.
+    b.send({ t: "sync", cursors: {} });
+    for (let seq = 1; seq <= 512; seq++) await b.next((f) => f.t === "record" && f.seq === seq);
+    b.send({ t: "sync", cursors: { [conv]: 0 } });
+    // Give the router time to apply the rewind while the push still waits on the window, so the
+    // push resumes with its cursor moved under it (the order this test is about).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let seq = 1; seq <= 512; seq++) b.send({ t: "ack", conv, seq });
+    // Records already on their way may come first; then the push starts over at the rewound cursor
+    // and runs on in sequence (without the rewind it would stop after 520, never sending 1 again).
+    const seen: number[] = [];
+    while (!(seen.includes(1) && seen.at(-1) === 520)) {
+      const frame = await b.next((f) => f.t === "record");
+      if (frame.t !== "record") continue;
+      seen.push(frame.seq);
+      b.send({ t: "ack", conv, seq: frame.seq });
+    }
+    expect(seen.slice(seen.indexOf(1))).toEqual(Array.from({ length: 520 }, (_, i) => i + 1));
+  });
 });

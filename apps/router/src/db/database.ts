@@ -89,8 +89,17 @@ function postgresConfig(url: string): { config: pg.ClientConfig; schema: string 
   };
 }
 
-async function migrate(db: Kysely<RouterDatabase>, dialect: Dialect): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(routerMigrations(dialect)) } });
+/**
+ * Migrates to the latest schema. On PostgreSQL the migration tables live in the router's own
+ * schema, named explicitly: Kysely looks them up across every schema of the database otherwise,
+ * and another schema's tables would make it skip creating ours.
+ */
+async function migrate(db: Kysely<RouterDatabase>, dialect: Dialect, schema?: string): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(routerMigrations(dialect)) },
+    ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+  });
   const { error } = await migrator.migrateToLatest();
   if (error !== undefined) throw new Error("router database migration failed", { cause: error });
 }
@@ -108,7 +117,7 @@ export async function openRouterStore(options: { database?: string; sqliteFile: 
     }
     const pool = new pg.Pool({ ...config, max: 10 });
     const db = new Kysely<RouterDatabase>({ dialect: new PostgresDialect({ pool }) });
-    await migrate(db, "postgres");
+    await migrate(db, "postgres", schema);
     return {
       db,
       dialect: "postgres",
