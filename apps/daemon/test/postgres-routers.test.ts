@@ -32,7 +32,10 @@ describe("two routers sharing one PostgreSQL", () => {
     for (const daemon of daemons.values()) await daemon.stop();
     await east?.stop();
     await west?.stop();
-    removeDirs(...[...daemons.values()].map((d) => d.dataDir), east.dataDir, west.dataDir);
+    removeDirs(
+      ...[...daemons.values()].map((d) => d.dataDir),
+      ...[east, west].flatMap((r) => (r === undefined ? [] : [r.dataDir])),
+    );
     const client = new pg.Client({ connectionString: POSTGRES });
     await client.connect();
     await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

@@ -39,7 +39,8 @@ describe.each(["sqlite", "postgres"] as const)("router on %s", (dialect) => {
 
   afterAll(async () => {
     for (const link of links) link.close();
-    await router.close();
+    // The router is undefined when it failed to start; the schema is dropped either way.
+    await (router as RunningRouter | undefined)?.close();
     rmSync(dir, { recursive: true, force: true });
     if (dialect === "postgres") {
       const client = new pg.Client({ connectionString: POSTGRES });
