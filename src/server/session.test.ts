@@ -30,6 +30,15 @@ describe("console sessions", () => {
     expect(verifySession(SECRET, extended, NOW + SESSION_TTL_MS + 1)).toEqual({ ok: false, reason: "forged" });
   });
 
+  it("refuses every other spelling of the signature, including padding-bit aliases", () => {
+    const value = signSession(SECRET, NOW);
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    for (const char of alphabet) {
+      if (char === value.at(-1)) continue;
+      expect(verifySession(SECRET, value.slice(0, -1) + char, NOW)).toEqual({ ok: false, reason: "forged" });
+    }
+  });
+
   it("refuses a tampered signature", () => {
     const value = signSession(SECRET, NOW);
     const flipped = value.slice(0, -1) + (value.endsWith("A") ? "B" : "A");

@@ -35,8 +35,10 @@ export function verifySession(secret: string, value: string | undefined, now: nu
   const match = VALUE.exec(value);
   if (match === null) return { ok: false, reason: "malformed" };
   const [, expiry = "", nonce = "", signature = ""] = match;
-  const given = Buffer.from(signature, "base64url");
-  const expected = mac(secret, `${expiry}.${nonce}`);
+  // Compare the spellings, not decoded bytes: the last base64url character carries padding bits,
+  // so several spellings decode to the same bytes and only the canonical one may pass.
+  const given = Buffer.from(signature);
+  const expected = Buffer.from(mac(secret, `${expiry}.${nonce}`).toString("base64url"));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: "forged" };
   const expiresAt = Number(expiry);
   if (expiresAt <= now) return { ok: false, reason: "expired" };
