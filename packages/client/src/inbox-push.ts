@@ -6,6 +6,7 @@
  * reads again. Only an inbox another consumer owns, a refused token, an unreadable answer or the
  * endpoint's closed scope end it.
  */
+import { EVENT_ERRORS, INBOX_PENDING_EVENT } from "@social-harness/protocol";
 import { Duration, Effect, Option, Queue, Schedule, Stream } from "effect";
 import { ListenError } from "./errors.js";
 import type { InboxPage } from "./inbox.js";
@@ -13,12 +14,9 @@ import type { ReadPage } from "./inbox-stream.js";
 import type { EventNotification, McpConnection } from "./mcp-connection.js";
 import type { ToolCallError } from "./mcp-errors.js";
 
-/** The daemon's push event (SPEC §9): content-free, `{pendingCount}` only, cursor null. */
-export const INBOX_PENDING_EVENT = "org.social-harness/inbox.pending";
-
-// MCP Events' Forbidden (research/mcp-events.md §11): before a stream, a webhook subscription owns
-// the inbox; as a termination, a newer stream took it over.
-const FORBIDDEN = -32012;
+// MCP Events' Forbidden: before a stream, a webhook subscription owns the inbox; as a
+// termination, a newer stream took it over.
+const FORBIDDEN = EVENT_ERRORS.forbidden;
 
 const BACKOFF_FIRST = Duration.millis(250);
 const BACKOFF_MAX = Duration.seconds(5);

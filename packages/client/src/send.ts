@@ -5,14 +5,17 @@
  * readable answer is outcome-unknown; only a request that never left is network-unavailable.
  */
 import { Effect } from "effect";
-import { CheckedGuidanceSchema, isId, SEND_REFUSED_CODE, writeMessageText } from "@social-harness/protocol";
+import {
+  CheckedGuidanceSchema,
+  isId,
+  SEND_OPTIONS_META_KEY,
+  SEND_REFUSED_CODE,
+  writeMessageText,
+} from "@social-harness/protocol";
 import { SendError, sendErrorFromRefusal, type CollectiveError, type FirewallSendError } from "./errors.js";
 import type { McpConnection } from "./mcp-connection.js";
 import type { ToolCallError } from "./mcp-errors.js";
 import type { HarnessEndpoint, SendInput, SendResult } from "./types.js";
-
-// Runtime send options travel outside the tool arguments (seed 001 "MCP adapter projection").
-const SEND_OPTIONS_META_KEY = "org.social-harness/send";
 
 type SendOptions = Parameters<HarnessEndpoint["send"]>[1];
 type SendFailure = SendError | CollectiveError | FirewallSendError;

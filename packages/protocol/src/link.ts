@@ -21,6 +21,19 @@ const requestId = z.number().int().nonnegative();
 const seq = z.number().int().positive();
 
 export const SignatureEntrySchema = z.object({ signer: name, signature: bytes });
+export type SignatureEntry = z.infer<typeof SignatureEntrySchema>;
+
+/** The stored form of a record's signatures: one canonical CBOR list of {signer, signature}. */
+export function encodeSignatureList(signatures: readonly SignatureEntry[]): Uint8Array {
+  return encodeCanonical(signatures.map((s) => ({ signer: s.signer, signature: s.signature })));
+}
+
+/** Reads a stored signature list back; its writer encoded it canonically, so a strict read suffices. */
+export function decodeSignatureList(bytes: Uint8Array): SignatureEntry[] {
+  const decoded = decodeStrict(bytes);
+  if (!decoded.ok) throw new Error(`stored signatures are corrupt: ${decoded.reason}`);
+  return decoded.value as SignatureEntry[];
+}
 
 /** Why the router refuses a link or a proposal. */
 export const LinkRefusalSchema = z.enum([

@@ -103,6 +103,11 @@ export function directConversation(a: AgentName, b: AgentName): ConversationKey 
   return `direct:${sortNames([a, b]).join(",")}`;
 }
 
+/** The agents an address reaches from `self`: the one agent, or every other group member. */
+export function othersOf(self: AgentName, address: CanonicalAddress): AgentName[] {
+  return address.kind === "agent" ? [address.name] : address.members.filter((m) => m !== self);
+}
+
 export function conversationOf(self: AgentName, address: CanonicalAddress): ConversationKey {
   return address.kind === "agent" ? directConversation(self, address.name) : address.address;
 }

@@ -13,6 +13,7 @@ import {
   describeFormFailure,
   directConversation,
   MAX_DEADLINE_SECONDS,
+  othersOf,
   type AnswerPart,
   type CanonicalAddress,
   type CollectiveMemberOutcome,
@@ -72,10 +73,6 @@ function definiteRefusal(error: unknown): string | undefined {
   return error.reason === "delivery-pending" || error.reason === "outcome-unknown" ? undefined : error.reason;
 }
 
-function membersOf(self: string, address: CanonicalAddress): string[] {
-  return address.kind === "agent" ? [address.name] : address.members.filter((m) => m !== self);
-}
-
 export class Requester {
   private readonly operations = new Map<string, Operation>();
   /** all_gathers whose send failed while their request post was still pending. */
@@ -100,7 +97,7 @@ export class Requester {
     const { id, op, address } = input;
     this.validate(input);
     await this.deps.posts.checkLink();
-    const members = membersOf(this.deps.self, address);
+    const members = othersOf(this.deps.self, address);
     const { unknown } = await this.deps.posts.resolve(members);
     if (unknown.length > 0) {
       throw new CollectiveError(

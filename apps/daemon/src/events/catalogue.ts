@@ -3,14 +3,13 @@
  * on events/stream with only {pendingCount}; and `org.social-harness/inbox.item`, delivered to a
  * webhook, one classified item per event (or a reference to it above 256 KiB of envelope).
  */
-export const INBOX_PENDING = "org.social-harness/inbox.pending";
-export const INBOX_ITEM = "org.social-harness/inbox.item";
+import { INBOX_ITEM_EVENT, INBOX_PENDING_EVENT } from "@social-harness/protocol";
 
 const NO_ARGUMENTS = { type: "object", properties: {}, additionalProperties: false } as const;
 
 export const EVENT_DESCRIPTORS = [
   {
-    name: INBOX_PENDING,
+    name: INBOX_PENDING_EVENT,
     description:
       "The number of pending inbox items changed. Content-free: read the inbox (read_inbox) to see what arrived. " +
       "No replay: the cursor is always null.",
@@ -24,7 +23,7 @@ export const EVENT_DESCRIPTORS = [
     },
   },
   {
-    name: INBOX_ITEM,
+    name: INBOX_ITEM_EVENT,
     description:
       "One classified inbox item per event, in inbox order; a 2xx receipt retires it. Above 256 KiB the event " +
       "carries a reference; fetch the item with read_event({eventId}).",

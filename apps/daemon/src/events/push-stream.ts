@@ -8,14 +8,14 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { ProtocolError, SUBSCRIPTION_ID_META_KEY, type Server, type ServerContext } from "@modelcontextprotocol/server";
+import { EVENT_ERRORS, INBOX_ITEM_EVENT, INBOX_PENDING_EVENT } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import * as z from "zod";
 import type { Principal } from "../identity/identity.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import { INVALID_PARAMS } from "../mcp/tool.js";
-import { EVENT_DESCRIPTORS, INBOX_ITEM, INBOX_PENDING } from "./catalogue.js";
+import { EVENT_DESCRIPTORS } from "./catalogue.js";
 import type { InboxConsumers } from "./consumers.js";
-import { EVENT_ERRORS } from "./event-errors.js";
 
 export interface PushStreamDeps {
   readonly inbox: Inbox;
@@ -65,13 +65,13 @@ export class PushStreams {
     principal: Principal,
     era: "modern" | "legacy",
   ) {
-    if (params.name === INBOX_ITEM) {
+    if (params.name === INBOX_ITEM_EVENT) {
       throw new ProtocolError(EVENT_ERRORS.unsupported, "Unsupported", { feature: "deliveryMode", value: "push" });
     }
-    if (params.name !== INBOX_PENDING)
+    if (params.name !== INBOX_PENDING_EVENT)
       throw new ProtocolError(EVENT_ERRORS.notFound, "Event not found", { kind: "event" });
     if (params.arguments !== undefined && Object.keys(params.arguments).length > 0) {
-      throw new ProtocolError(INVALID_PARAMS, `Invalid params: ${INBOX_PENDING} takes no arguments`);
+      throw new ProtocolError(INVALID_PARAMS, `Invalid params: ${INBOX_PENDING_EVENT} takes no arguments`);
     }
     const requestId = ctx.mcpReq.id;
     const meta = { [SUBSCRIPTION_ID_META_KEY]: requestId };
@@ -141,7 +141,7 @@ export class PushStreams {
               lastCount = pendingCount;
               await notify("notifications/events/event", {
                 eventId: `pnd_${randomBytes(16).toString("base64url")}`,
-                name: INBOX_PENDING,
+                name: INBOX_PENDING_EVENT,
                 timestamp: new Date().toISOString(),
                 data: { pendingCount },
                 cursor: null,

@@ -6,7 +6,7 @@
  */
 import {
   checkPublicKey,
-  encodeCanonical,
+  encodeSignatureList,
   membersOfConversation,
   recordHashOf,
   verifyCertificate,
@@ -266,8 +266,4 @@ export class History {
     this.collectives?.afterCommit(record, hash);
     for (const listener of this.storedListeners) listener(record.conv);
   }
-}
-
-function encodeSignatureList(signatures: RecordFrame["signatures"]): Uint8Array {
-  return encodeCanonical(signatures.map((s) => ({ signer: s.signer, signature: s.signature })));
 }

@@ -14,6 +14,7 @@ import {
   encodeCanonical,
   encodeRecord,
   mintId,
+  othersOf,
   parseMessageAddress,
   readRecord,
   type CanonicalAddress,
@@ -150,7 +151,7 @@ export class Posts {
     if (!size.ok) throw new SendError("content-invalid", size.reason);
     const address = this.canonicalise(to);
     await this.checkLink();
-    const others = address.kind === "agent" ? [address.name] : address.members.filter((m) => m !== this.deps.self);
+    const others = othersOf(this.deps.self, address);
     const { unknown } = await this.resolve(others);
     if (unknown.length > 0)
       throw new SendError("unknown-agent", `not registered: ${unknown.map((u) => u.name).join(", ")}`);

@@ -3,14 +3,15 @@
  * runtime options only in `_meta["org.social-harness/send"]`; results {} for a multicast,
  * {operationId} for a collective or an answer, plus guidance when present.
  */
-import { CheckedGuidanceSchema, SEND_REFUSED_CODE } from "@social-harness/protocol";
+import {
+  CheckedGuidanceSchema,
+  RuntimeSendOptionsSchema,
+  SEND_OPTIONS_META_KEY,
+  SEND_REFUSED_CODE,
+} from "@social-harness/protocol";
 import * as z from "zod";
 import { defineTool, INVALID_PARAMS, ToolRefusal } from "../mcp/tool.js";
 import type { SemanticSend } from "./semantic-send.js";
-
-export const SEND_OPTIONS_META_KEY = "org.social-harness/send";
-
-const RuntimeSendOptionsSchema = z.strictObject({ failureDelivery: z.enum(["result", "inbound"]).optional() });
 
 export const SendMessageInput = z.strictObject({
   to: z.string().describe("agent:<name> for one agent, or group:<name>,<name>,... for a group (you are included)"),

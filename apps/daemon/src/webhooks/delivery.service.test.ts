@@ -2,12 +2,11 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { eventIdOf, type InboundItem } from "@social-harness/protocol";
+import { eventIdOf, INBOX_ITEM_EVENT, type InboundItem } from "@social-harness/protocol";
 import { pino } from "pino";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDaemonStore, type DaemonStore } from "../db/database.js";
-import { INBOX_ITEM } from "../events/catalogue.js";
 import { Inbox } from "../inbox/inbox.service.js";
 import { settleInboxRow } from "../inbox/inbox.store.js";
 import type { CallbackOutcome, CallbackRequest, CallbackSender } from "./callback-client.js";
@@ -121,7 +120,7 @@ describe("WebhookDelivery", () => {
       id,
       principal: "runtime",
       url: "https://hooks.example.com/in",
-      eventName: INBOX_ITEM,
+      eventName: INBOX_ITEM_EVENT,
       arguments: "{}",
       sealedSecret: vault.seal(secret, id),
       secretFingerprint: secretFingerprint(secret),
@@ -156,7 +155,7 @@ describe("WebhookDelivery", () => {
       const body = JSON.parse(attempt.body.toString("utf8"));
       expect(body).toEqual({
         eventId: eventIdOf(tokens[i]!),
-        name: INBOX_ITEM,
+        name: INBOX_ITEM_EVENT,
         timestamp: new Date(START).toISOString(),
         data: { kind: "item", item: expect.objectContaining({ kind: "multicast" }) },
         cursor: null,

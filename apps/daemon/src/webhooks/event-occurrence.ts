@@ -4,8 +4,7 @@
  * guidance, or, when that full UTF-8 envelope would exceed 256 KiB, a reference that read_event
  * resolves. Built once per item and stored, so every retry sends the same bytes.
  */
-import { eventIdOf } from "@social-harness/protocol";
-import { INBOX_ITEM } from "../events/catalogue.js";
+import { eventIdOf, INBOX_ITEM_EVENT } from "@social-harness/protocol";
 import { entryOf } from "../inbox/inbox.service.js";
 import type { InboxRow } from "../inbox/inbox.store.js";
 import { ENVELOPE_LIMIT_BYTES } from "./webhooks.schema.js";
@@ -14,7 +13,7 @@ import { ENVELOPE_LIMIT_BYTES } from "./webhooks.schema.js";
 export function buildOccurrence(row: InboxRow): { eventId: string; body: Buffer } {
   const eventId = eventIdOf(row.token);
   const { item, guidance } = entryOf(row);
-  const head = { eventId, name: INBOX_ITEM, timestamp: new Date(row.createdAt).toISOString() };
+  const head = { eventId, name: INBOX_ITEM_EVENT, timestamp: new Date(row.createdAt).toISOString() };
   const data = guidance === undefined ? { kind: "item", item } : { kind: "item", item, guidance };
   const full = JSON.stringify({ ...head, data, cursor: null });
   const bytes = Buffer.byteLength(full, "utf8");

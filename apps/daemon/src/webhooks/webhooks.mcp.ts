@@ -4,8 +4,8 @@
  * principal to the subscriptions service, and the one place its refusals become JSON-RPC errors.
  */
 import { ProtocolError, type Server } from "@modelcontextprotocol/server";
+import { EVENT_ERRORS } from "@social-harness/protocol";
 import * as z from "zod";
-import { EVENT_ERRORS } from "../events/event-errors.js";
 import type { Principal } from "../identity/identity.js";
 import type { ServerExtension } from "../mcp/mcp-endpoint.js";
 import { INVALID_PARAMS } from "../mcp/tool.js";

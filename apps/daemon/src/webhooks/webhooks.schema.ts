@@ -5,8 +5,8 @@
  * maps in one place, and the owner's status view (never the callback URL or the secret).
  */
 import { createHash } from "node:crypto";
+import { INBOX_ITEM_EVENT, INBOX_PENDING_EVENT } from "@social-harness/protocol";
 import * as z from "zod";
-import { INBOX_ITEM, INBOX_PENDING } from "../events/catalogue.js";
 import type { Principal } from "../identity/identity.js";
 import { checkAddress, hostOf } from "./callback-address.js";
 import { parseWebhookSecret } from "./signing.js";
@@ -136,15 +136,16 @@ function describe(error: z.ZodError): string {
 function checkEventName(params: Record<string, unknown>): Parsed<string> {
   const { name } = params;
   if (typeof name !== "string") return invalid("name: expected a string");
-  if (name === INBOX_PENDING) {
+  if (name === INBOX_PENDING_EVENT) {
     return { ok: false, failure: { kind: "unsupported", feature: "deliveryMode", value: "webhook" } };
   }
-  if (name !== INBOX_ITEM) return { ok: false, failure: { kind: "unknown-event" } };
+  if (name !== INBOX_ITEM_EVENT) return { ok: false, failure: { kind: "unknown-event" } };
   return { ok: true, value: name };
 }
 
 function checkArguments(args: Record<string, unknown> | undefined): Parsed<Record<string, unknown>> {
-  if (args !== undefined && Object.keys(args).length > 0) return invalid(`arguments: ${INBOX_ITEM} takes no arguments`);
+  if (args !== undefined && Object.keys(args).length > 0)
+    return invalid(`arguments: ${INBOX_ITEM_EVENT} takes no arguments`);
   return { ok: true, value: {} };
 }
 

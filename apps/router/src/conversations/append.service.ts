@@ -6,12 +6,13 @@
  */
 import {
   checkContentSize,
-  encodeCanonical,
+  encodeSignatureList,
   readRecord,
   signCertificate,
   verifyActionSignature,
   type LinkRefusal,
   type RecordFields,
+  type SignatureEntry,
   type SigningKey,
 } from "@social-harness/protocol";
 import type { Transaction } from "kysely";
@@ -63,15 +64,6 @@ export class RecentRecords {
   }
 }
 
-export interface Signer {
-  readonly signer: string;
-  readonly signature: Uint8Array;
-}
-
-export function encodeSignatures(signatures: readonly Signer[]): Uint8Array {
-  return encodeCanonical(signatures.map((s) => ({ signer: s.signer, signature: s.signature })));
-}
-
 export interface HeadCommit {
   readonly conv: string;
   readonly bytes: Uint8Array;
@@ -79,7 +71,7 @@ export interface HeadCommit {
   readonly prev: string | null;
   readonly author: string;
   readonly postId: string;
-  readonly signatures: readonly Signer[];
+  readonly signatures: readonly SignatureEntry[];
   readonly createMembers?: readonly string[];
 }
 
@@ -104,7 +96,7 @@ async function applyAtHead(
     seq,
     hash: input.hash,
     bytes: input.bytes,
-    signatures: encodeSignatures(input.signatures),
+    signatures: encodeSignatureList(input.signatures),
     certificate: signCertificate(ctx.routerKey, { conv: input.conv, seq, record: input.hash }),
   };
   await appendRecord(trx, { ...record, author: input.author, postId: input.postId, committedAt: ctx.now() });

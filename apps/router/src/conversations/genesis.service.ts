@@ -4,16 +4,16 @@
  * link, a refusal, or silence past the timeout means certification-unavailable naming them.
  */
 import { randomUUID } from "node:crypto";
-import { actionMessage, decodeBase64url, encodeBase64url, verifySignature } from "@social-harness/protocol";
+import {
+  actionMessage,
+  decodeBase64url,
+  encodeBase64url,
+  verifySignature,
+  type SignatureEntry,
+} from "@social-harness/protocol";
 import type { CosignMessage } from "../bus/bus.js";
 import { findAgents } from "../registry/registry.store.js";
-import {
-  checkProposal,
-  type AppendBatcher,
-  type AppendContext,
-  type AppendOutcome,
-  type Signer,
-} from "./append.service.js";
+import { checkProposal, type AppendBatcher, type AppendContext, type AppendOutcome } from "./append.service.js";
 import { lockHead } from "./conversations.store.js";
 
 export interface GenesisOptions {
@@ -105,7 +105,7 @@ export class GenesisCoordinator {
         members: signatures.missing,
       };
     }
-    const all: Signer[] = members.map((m) => ({
+    const all: SignatureEntry[] = members.map((m) => ({
       signer: m,
       signature: m === author.name ? signature : signatures.value.get(m)!,
     }));

@@ -9,6 +9,7 @@ import {
   checkPublicKey,
   decodeBase64url,
   decodeClientFrame,
+  decodeSignatureList,
   encodeBase64url,
   encodeFrame,
   isAgentName,
@@ -27,7 +28,7 @@ import { appendPost } from "../conversations/append.service.js";
 import { membersOf } from "../conversations/conversations.store.js";
 import type { GenesisCoordinator } from "../conversations/genesis.service.js";
 import { findAgents, registerAgent } from "../registry/registry.store.js";
-import { decodeSignatures, LinkSession } from "./session.js";
+import { LinkSession } from "./session.js";
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 const PING_INTERVAL_MS = 15_000;
@@ -297,7 +298,7 @@ export class LinkServer {
   }
 
   private storedOf(record: { bytes: Uint8Array; signatures: Uint8Array }) {
-    return { record: new Uint8Array(record.bytes), signatures: decodeSignatures(record.signatures) };
+    return { record: new Uint8Array(record.bytes), signatures: decodeSignatureList(record.signatures) };
   }
 
   async close(): Promise<void> {

@@ -3,7 +3,7 @@
  * records leave in sequence order, from the daemon's own cursor; at most WINDOW records wait for
  * the daemon's acknowledgment (sent only after its commit), which bounds a large catch-up.
  */
-import { decodeCanonical, encodeFrame, type RecordFrame, type RouterFrame } from "@social-harness/protocol";
+import { decodeSignatureList, encodeFrame, type RecordFrame, type RouterFrame } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import type { WebSocket } from "ws";
 import { headsForMember, recordsAfter, type StoredRecord } from "../conversations/conversations.store.js";
@@ -13,20 +13,13 @@ import type { RouterStore } from "../db/database.js";
 const WINDOW = 512;
 const PAGE = 256;
 
-/** Decodes the stored CBOR list of signatures. */
-export function decodeSignatures(bytes: Uint8Array): RecordFrame["signatures"] {
-  const decoded = decodeCanonical(bytes);
-  if (!decoded.ok) throw new Error(`stored signatures are corrupt: ${decoded.reason}`);
-  return decoded.value as RecordFrame["signatures"];
-}
-
 function toFrame(record: StoredRecord): RecordFrame {
   return {
     t: "record",
     conv: record.conv,
     seq: record.seq,
     record: new Uint8Array(record.bytes),
-    signatures: decodeSignatures(record.signatures),
+    signatures: decodeSignatureList(record.signatures),
     certificate: new Uint8Array(record.certificate),
   };
 }

@@ -12,9 +12,8 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { McpServer } from "@modelcontextprotocol/server";
+import { EVENT_ERRORS, INBOX_PENDING_EVENT } from "@social-harness/protocol";
 import * as z from "zod";
-
-const INBOX_PENDING = "org.social-harness/inbox.pending";
 
 const StreamParams = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() });
 
@@ -73,7 +72,8 @@ export class FakeEventStreams {
   private open(params: z.infer<typeof StreamParams>, ctx: ServerContext): Promise<Record<string, unknown>> {
     this.attempts += 1;
     if (this.refusal !== undefined) throw this.refusal;
-    if (params.name !== INBOX_PENDING) throw new ProtocolError(-32011, "Event not found", { kind: "event" });
+    if (params.name !== INBOX_PENDING_EVENT)
+      throw new ProtocolError(EVENT_ERRORS.notFound, "Event not found", { kind: "event" });
     const id = ctx.mcpReq.id;
     const live = this.live;
     return new Promise((resolve) => {
@@ -113,7 +113,7 @@ export class FakeEventStreams {
           lastCount = pendingCount;
           void send("notifications/events/event", {
             eventId: `pnd_${randomBytes(16).toString("base64url")}`,
-            name: INBOX_PENDING,
+            name: INBOX_PENDING_EVENT,
             timestamp: new Date().toISOString(),
             data: { pendingCount },
             cursor: null,
