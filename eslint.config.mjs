@@ -17,6 +17,41 @@ const typeChecked = {
   },
 };
 
+// The architecture, enforced: each entry names what a part of the tree may not import.
+const restrict = (...patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
+const NOT_ROUTER = {
+  regex: "^@social-harness/router|(^|/)apps/router/",
+  message: "The daemon reaches the router only over the wire.",
+};
+const NOT_DAEMON = {
+  regex: "^@social-harness/daemon|(^|/)apps/daemon/",
+  message: "Only the command line and the tests start a daemon; the daemon is reached over MCP or tRPC.",
+};
+const NOT_TRANSPORT = {
+  regex: "(^|/)(mcp|owner)/|\\.(tools|router|mcp)\\.js$",
+  message: "Domain code (stores, services, rules) never imports a transport: MCP tools, tRPC routers, MCP methods.",
+};
+const NOT_WORKSPACE = {
+  regex: "^@social-harness/|^\\.\\./",
+  message: "The protocol stands alone: it imports no other workspace and nothing outside its own src.",
+};
+const CONSOLE_DAEMON = [
+  {
+    regex: "^@social-harness/daemon",
+    allowTypeImports: true,
+    message: "The console imports the daemon's types only.",
+  },
+  {
+    regex: "^@social-harness/daemon",
+    importNamePattern: "^(?!AppRouter$)",
+    message: "The console imports nothing of the daemon but `type AppRouter`.",
+  },
+  {
+    regex: "^@social-harness/(router|cli|sqlite)|(^|/)apps/",
+    message: "The console reaches daemons only through the owner API.",
+  },
+];
+
 export default defineConfig([
   globalIgnores([
     ".next/**",
@@ -54,19 +89,23 @@ export default defineConfig([
   {
     files: ["src/**/*.{ts,tsx}", "e2e/**/*.ts", "*.config.ts"],
     extends: [...nextVitals, ...nextTs, typeChecked],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              group: ["@social-harness/daemon*"],
-              allowTypeImports: true,
-              message: "The console imports the daemon's types only.",
-            },
-          ],
-        },
-      ],
-    },
+    rules: restrict(...CONSOLE_DAEMON),
+  },
+  // e2e journeys start real daemons through the test harness, as the system tests do.
+  { files: ["e2e/**/*.ts"], rules: { "no-restricted-imports": "off" } },
+  { files: ["packages/protocol/src/**/*.ts"], rules: restrict(NOT_WORKSPACE) },
+  { files: ["packages/client/src/**/*.ts", "packages/sqlite/src/**/*.ts"], rules: restrict(NOT_DAEMON, NOT_ROUTER) },
+  { files: ["apps/router/**/*.ts"], rules: restrict(NOT_DAEMON) },
+  { files: ["apps/daemon/**/*.ts"], rules: restrict(NOT_ROUTER) },
+  {
+    files: ["apps/daemon/src/**/*.ts"],
+    ignores: [
+      "apps/daemon/src/{mcp,owner}/**",
+      "apps/daemon/src/**/*.{tools,router,mcp}.ts",
+      "apps/daemon/src/**/*.test.ts",
+      "apps/daemon/src/daemon.ts",
+      "apps/daemon/src/index.ts",
+    ],
+    rules: restrict(NOT_ROUTER, NOT_TRANSPORT),
   },
 ]);

@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { spawnServer, type ServerProcess } from "@social-harness/daemon";
+import { spawnServer, type ServerProcess } from "@social-harness/cli";
 
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../apps/daemon/bin/social-harness.js");
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../packages/cli/bin/social-harness.js");
 
 export interface Daemon {
   readonly name: string;

@@ -1,8 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { DAEMON_OPTIONS } from "@social-harness/daemon";
-import { ROUTER_OPTIONS } from "@social-harness/router";
+import { DAEMON_OPTIONS, ROUTER_OPTIONS } from "@social-harness/cli";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 
@@ -57,7 +56,7 @@ describe("docker/compose.yaml", () => {
 
   it("builds the command line the images run", () => {
     const dockerfile = dockerfileOf(compose.services.router!);
-    expect(dockerfile).toContain("apps/daemon/bin/social-harness.js");
-    expect(existsSync(path.join(here, "../apps/daemon/bin/social-harness.js"))).toBe(true);
+    expect(dockerfile).toContain("packages/cli/bin/social-harness.js");
+    expect(existsSync(path.join(here, "../packages/cli/bin/social-harness.js"))).toBe(true);
   });
 });

@@ -5,10 +5,12 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 WORKDIR /src
 COPY package.json package-lock.json ./
 COPY packages/protocol/package.json packages/protocol/
+COPY packages/sqlite/package.json packages/sqlite/
+COPY packages/cli/package.json packages/cli/
 COPY packages/client/package.json packages/client/
 COPY apps/router/package.json apps/router/
 COPY apps/daemon/package.json apps/daemon/
-RUN npm ci
+RUN npm ci --ignore-scripts
 COPY . .
 RUN npm run build:node && npx next build
 

@@ -5,6 +5,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 WORKDIR /src
 COPY package.json package-lock.json ./
 COPY packages/protocol/package.json packages/protocol/
+COPY packages/sqlite/package.json packages/sqlite/
+COPY packages/cli/package.json packages/cli/
 COPY packages/client/package.json packages/client/
 COPY apps/router/package.json apps/router/
 COPY apps/daemon/package.json apps/daemon/
@@ -12,13 +14,13 @@ RUN npm ci --workspaces --include-workspace-root=false
 COPY tsconfig.base.json ./
 COPY packages packages
 COPY apps apps
-RUN npx tsc -b packages/protocol/tsconfig.build.json apps/router/tsconfig.build.json apps/daemon/tsconfig.build.json \
+RUN npx tsc -b packages/cli/tsconfig.build.json \
   && npm prune --omit=dev --workspaces --include-workspace-root=false
 
 FROM node:20-bookworm-slim
 WORKDIR /app
 COPY --from=build /src /app
-RUN ln -s /app/apps/daemon/bin/social-harness.js /usr/local/bin/social-harness
+RUN ln -s /app/packages/cli/bin/social-harness.js /usr/local/bin/social-harness
 USER node
 VOLUME /data
 EXPOSE 7700

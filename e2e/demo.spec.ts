@@ -9,9 +9,9 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { connect, tool } from "../apps/daemon/test/harness/mcp.js";
 import { removeDirs, tempDir } from "../apps/daemon/test/harness/processes.js";
-import { spawnServer, type ServerProcess } from "../apps/daemon/src/cli/spawn-server.js";
+import { spawnServer, type ServerProcess } from "@social-harness/cli";
 
-const CLI = path.resolve(import.meta.dirname, "../apps/daemon/bin/social-harness.js");
+const CLI = path.resolve(import.meta.dirname, "../packages/cli/bin/social-harness.js");
 
 interface DemoLine {
   console: string;

@@ -51,8 +51,8 @@ function requireBuilds(): void {
   if (!existsSync(path.join(ROOT, ".next/BUILD_ID"))) {
     throw new Error("The console is not built: run `npx next build` (or `npm run test:e2e`, which builds first).");
   }
-  if (!existsSync(path.join(ROOT, "apps/daemon/dist/cli.js"))) {
-    throw new Error("The daemon is not built: run `npm run build:node`.");
+  if (!existsSync(path.join(ROOT, "packages/cli/dist/cli.js"))) {
+    throw new Error("The command line is not built: run `npm run build:node`.");
   }
 }
 

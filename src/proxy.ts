@@ -7,7 +7,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { apiError } from "@/server/api-error";
 import { hasValidSession, SESSION_COOKIE } from "@/server/session";
 
-const PUBLIC_PATHS = new Set(["/login", "/signed-out", "/icon.svg", "/favicon.ico"]);
+const PUBLIC_PATHS = new Set(["/login", "/signed-out", "/icon.svg", "/robots.txt", "/favicon.ico"]);
 
 export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;

@@ -10,6 +10,7 @@ export const metadata: Metadata = {
   title: { default: "Social Harness console", template: "%s · Social Harness" },
   description: "Owner console for Social Harness daemons.",
   robots: { index: false, follow: false },
+  icons: { icon: "/icon.svg" },
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {

@@ -4,15 +4,15 @@
  * and the tests call; it returns once the HTTP server listens.
  */
 import { mkdirSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import path from "node:path";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { Logger } from "pino";
 import { openDaemonStore } from "./db/database.js";
 import { History } from "./history/history.service.js";
+import { createHttpServer, listen } from "./http/http-server.js";
 import { loadCredentials, principalOf, type Credentials } from "./identity/identity.js";
 import { InboxConsumers } from "./events/consumers.js";
-import { PushStreams } from "./events/push-stream.js";
+import { PushStreams } from "./events/push-stream.mcp.js";
 import { Inbox } from "./inbox/inbox.service.js";
 import { inboxTools } from "./inbox/inbox.tools.js";
 import { Collectives } from "./collectives/collectives.service.js";
@@ -203,33 +203,18 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     },
   });
 
-  const http = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = req.url ?? "/";
-    if (url === "/mcp" || url.startsWith("/mcp?")) {
-      mcp.handle(req, res).catch((error: unknown) => {
-        log.error({ err: error }, "mcp request failed");
-        if (!res.headersSent) res.writeHead(500).end();
-      });
-      return;
-    }
-    if (url.startsWith("/trpc/")) return trpc(req, res);
-    if (url === "/healthz") {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, link: link.state }));
-      return;
-    }
-    res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
-    http.listen(config.port, config.host, () => resolve());
-  });
+  const http = createHttpServer(
+    {
+      mcp: (req, res) => mcp.handle(req, res),
+      trpc,
+      health: () => ({ ok: true, link: link.state }),
+    },
+    log,
+  );
+  const base = await listen(http, config.host, config.port);
   link.start();
   delivery.start();
 
-  const address = http.address();
-  const port = typeof address === "object" && address !== null ? address.port : config.port;
-  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-  const base = `http://${host}:${port}`;
   return {
     name: config.name,
     mcpUrl: `${base}/mcp`,

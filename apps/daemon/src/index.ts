@@ -1,5 +1,5 @@
 /** @social-harness/daemon: the daemon, for the command line and for tests. */
 export { startDaemon, type DaemonConfig, type RunningDaemon } from "./daemon.js";
+export type { TrustPolicy } from "./trust/trust.service.js";
 export type { AppRouter } from "./owner/app-router.js";
-export { DAEMON_OPTIONS } from "./main.js";
-export { spawnServer, type ServerProcess, type SpawnOptions } from "./cli/spawn-server.js";
+export { readHistoryFile } from "./history/history-file.js";

@@ -6,7 +6,7 @@
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect, sql, type Generated, type Transaction } from "kysely";
 import { Migrator } from "kysely/migration";
-import { withStatementCache } from "@social-harness/router";
+import { withStatementCache } from "@social-harness/sqlite";
 import { daemonMigrations } from "./migrations/index.js";
 
 export interface PinnedKeysTable {

@@ -1,5 +1,5 @@
 /** SQL for conversations, certified records, pinned agent keys and the pinned router key. */
-import { prepared } from "@social-harness/router";
+import { prepared } from "@social-harness/sqlite";
 import type { Kysely, Selectable } from "kysely";
 import type { DaemonDatabase, DbOrTrx, RecordsTable } from "../db/database.js";
 

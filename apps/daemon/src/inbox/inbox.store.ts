@@ -1,5 +1,5 @@
 /** SQL for the durable inbox: pending items, acknowledgment tombstones and retired rows. */
-import { prepared } from "@social-harness/router";
+import { prepared } from "@social-harness/sqlite";
 import type { Kysely, Selectable } from "kysely";
 import type { DaemonDatabase, DbOrTrx, InboxTable } from "../db/database.js";
 

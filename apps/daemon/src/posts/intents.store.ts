@@ -1,5 +1,5 @@
 /** SQL for bound send intents: a PostId and its content, durable before anything is proposed. */
-import { prepared } from "@social-harness/router";
+import { prepared } from "@social-harness/sqlite";
 import type { Kysely } from "kysely";
 import type { DaemonDatabase, DbOrTrx } from "../db/database.js";
 

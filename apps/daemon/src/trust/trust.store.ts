@@ -1,5 +1,5 @@
 /** SQL for the trust list and the items held for the owner. */
-import { prepared } from "@social-harness/router";
+import { prepared } from "@social-harness/sqlite";
 import type { Kysely } from "kysely";
 import type { DaemonDatabase, DbOrTrx } from "../db/database.js";
 

@@ -6,9 +6,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { spawnServer, type ServerProcess } from "../../src/cli/spawn-server.js";
+import { spawnServer, type ServerProcess } from "@social-harness/cli";
 
-export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/social-harness.js");
+export const CLI = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../../../../packages/cli/bin/social-harness.js",
+);
 
 export type Proc = ServerProcess;
 

@@ -1,7 +1,7 @@
 /** SQL for conversations, their members and their records. Every function takes the db or trx. */
 import type { Kysely, Transaction } from "kysely";
 import type { Dialect, RouterDatabase } from "../db/database.js";
-import { prepared } from "../db/prepared.js";
+import { prepared } from "@social-harness/sqlite";
 
 type Db = Kysely<RouterDatabase> | Transaction<RouterDatabase>;
 

@@ -8,7 +8,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type Generated } from "kysely";
 import { Migrator } from "kysely/migration";
 import pg from "pg";
 import { routerMigrations } from "./migrations/index.js";
-import { withStatementCache } from "./statement-cache.js";
+import { withStatementCache } from "@social-harness/sqlite";
 
 export interface AgentsTable {
   name: string;

@@ -7,9 +7,9 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { isAgentName } from "@social-harness/protocol";
-import { parseListen } from "@social-harness/router";
 import { pino } from "pino";
-import { startDaemon } from "./daemon.js";
+import { startDaemon } from "@social-harness/daemon";
+import { parseListen } from "./listen.js";
 
 /** The daemon command's options, exactly as `parseArgs` reads them. */
 export const DAEMON_OPTIONS = {

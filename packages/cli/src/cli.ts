@@ -3,8 +3,8 @@
  *   router   run a router            daemon   run an agent's daemon
  *   demo     run a local network     history  export a daemon's certified history
  */
-import { runRouterCommand } from "@social-harness/router";
-import { runDaemonCommand } from "./main.js";
+import { runDaemonCommand } from "./daemon-command.js";
+import { runRouterCommand } from "./router-command.js";
 
 const USAGE = `usage:
   social-harness router --data <dir> [--listen 127.0.0.1:7700] [--database postgres://...]
@@ -21,11 +21,11 @@ export async function main(argv: readonly string[]): Promise<void> {
     case "daemon":
       return runDaemonCommand(rest);
     case "demo": {
-      const { runDemoCommand } = await import("./cli/demo.js");
+      const { runDemoCommand } = await import("./demo.js");
       return runDemoCommand(rest);
     }
     case "history": {
-      const { runHistoryCommand } = await import("./cli/history-export.js");
+      const { runHistoryCommand } = await import("./history-command.js");
       return runHistoryCommand(rest);
     }
     default:

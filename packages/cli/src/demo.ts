@@ -16,8 +16,8 @@ const AGENTS = ["alice", "bob", "carol"] as const;
 // console page left open polls every two seconds, so its keep-alive connections may never go
 // idle. The console keeps no state, so it is killed once this grace period has passed.
 const CONSOLE_STOP_GRACE_MS = 3_000;
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
-const CLI = path.join(REPO, "apps/daemon/bin/social-harness.js");
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const CLI = path.join(REPO, "packages/cli/bin/social-harness.js");
 
 interface Ports {
   router: number;

@@ -5,15 +5,8 @@
  */
 import { parseArgs } from "node:util";
 import { pino } from "pino";
-import { startRouter } from "./router.js";
-
-export function parseListen(value: string): { host: string; port: number } {
-  const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(value);
-  if (match === null) throw new Error(`--listen takes host:port, not ${JSON.stringify(value)}`);
-  const port = Number(match[2]);
-  if (port > 65535) throw new Error(`invalid port ${port}`);
-  return { host: match[1]!.replace(/^\[|\]$/g, ""), port };
-}
+import { startRouter } from "@social-harness/router";
+import { parseListen } from "./listen.js";
 
 /** The router command's options, exactly as `parseArgs` reads them. */
 export const ROUTER_OPTIONS = {

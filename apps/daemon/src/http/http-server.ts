@@ -1,0 +1,42 @@
+/**
+ * The daemon's one HTTP server: /mcp for hosts, /trpc/ for the owner API, /healthz for probes.
+ * Routing only; each endpoint authenticates its own requests.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Logger } from "pino";
+
+export interface HttpEndpoints {
+  mcp(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  trpc(req: IncomingMessage, res: ServerResponse): void;
+  health(): Record<string, unknown>;
+}
+
+export function createHttpServer(endpoints: HttpEndpoints, log: Logger): Server {
+  return createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? "/";
+    if (url === "/mcp" || url.startsWith("/mcp?")) {
+      endpoints.mcp(req, res).catch((error: unknown) => {
+        log.error({ err: error }, "mcp request failed");
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+      return;
+    }
+    if (url.startsWith("/trpc/")) return endpoints.trpc(req, res);
+    if (url === "/healthz") {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(endpoints.health()));
+      return;
+    }
+    res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+  });
+}
+
+/** Listens and resolves with the base URL (port 0 picks a free port). */
+export async function listen(server: Server, host: string, port: number): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const bound = typeof address === "object" && address !== null ? address.port : port;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${bound}`;
+}

@@ -1,0 +1,7 @@
+/**
+ * @social-harness/sqlite: the query helpers the router and the daemon share. Hot queries are
+ * compiled once per dialect and run with new parameters; a better-sqlite3 handle prepares each
+ * distinct SQL text once.
+ */
+export { prepared } from "./prepared.js";
+export { withStatementCache } from "./statement-cache.js";
