@@ -7,23 +7,28 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { Logger } from "pino";
+import { Collectives } from "./collectives/collectives.service.js";
 import { openDaemonStore } from "./db/database.js";
+import { InboxConsumers } from "./events/consumers.js";
+import { PushStreams } from "./events/push-stream.mcp.js";
+import { Faults, type FaultPoint } from "./faults/faults.js";
 import { History } from "./history/history.service.js";
 import { createHttpServer, listen } from "./http/http-server.js";
 import { loadCredentials, principalOf, type Credentials } from "./identity/identity.js";
-import { InboxConsumers } from "./events/consumers.js";
-import { PushStreams } from "./events/push-stream.mcp.js";
+import { PeerKeys } from "./identity/peer-keys.js";
 import { Inbox } from "./inbox/inbox.service.js";
 import { inboxTools } from "./inbox/inbox.tools.js";
-import { Collectives } from "./collectives/collectives.service.js";
-import { recoverCollectives } from "./collectives/recovery.js";
+import { Admission } from "./ingress/admission.js";
+import { Ingress } from "./ingress/ingress.service.js";
 import { createMcpEndpoint } from "./mcp/mcp-endpoint.js";
 import { appRouter } from "./owner/app-router.js";
 import type { OwnerServices } from "./owner/services.js";
-import { cosignGenesis } from "./posts/cosign.js";
 import { Posts } from "./posts/posts.service.js";
 import { sendMessageTool } from "./posts/posts.tools.js";
 import { SemanticSend } from "./posts/semantic-send.js";
+import { postsRouterOf } from "./router-link/posts-port.js";
+import { RecordFeed } from "./router-link/record-feed.js";
+import { RouterKey } from "./router-link/router-key.js";
 import { RouterLink } from "./router-link/router-link.js";
 import { Trust, type TrustPolicy } from "./trust/trust.service.js";
 import { CallbackClient } from "./webhooks/callback-client.js";
@@ -50,6 +55,8 @@ export interface DaemonConfig {
   readonly allowLocalCallbacks?: boolean;
   /** Webhook retry and suspension times; tests shorten them (the attempt count stays 100). */
   readonly webhookSchedule?: Partial<Omit<DeliverySchedule, "suspendAttempts">>;
+  /** Test-only fault points (faults/faults.ts); the command line refuses them outside tests. */
+  readonly faults?: readonly FaultPoint[];
 }
 
 export interface RunningDaemon {
@@ -73,77 +80,53 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
 
   const inbox = new Inbox(store);
   const trust = new Trust(store, inbox, config.trust);
-  // The link hands records to the history; the history resolves keys through the link. Handlers
-  // run only after link.start(), once everything below exists.
-  const link: RouterLink = new RouterLink({
+  const history = new History(store);
+  const routerKey = new RouterKey(store.db);
+  const faults = new Faults(config.faults);
+  const link = new RouterLink({
     url: config.routerUrl,
     name: config.name,
     key: credentials.key,
+    routerKey,
     log,
     requestTimeoutMs: config.routerTimeoutMs ?? 15_000,
-    handlers: {
-      checkRouterKey: (key) => history.checkRouterKey(key),
-      onReady: () => {
-        void history.cursors().then(
-          (cursors) => link.send({ t: "sync", cursors }),
-          (error: unknown) => log.error({ err: error }, "could not read cursors"),
-        );
-      },
-      onRecord: async (frame) => {
-        const outcome = await history.receive(frame);
-        switch (outcome.kind) {
-          case "stored":
-          case "duplicate":
-            return link.send({ t: "ack", conv: frame.conv, seq: frame.seq });
-          case "refused":
-            return link.send({ t: "skip", conv: frame.conv, seq: frame.seq, reason: outcome.reason });
-          case "gap": {
-            link.send({ t: "skip", conv: frame.conv, seq: frame.seq, reason: outcome.reason });
-            const cursors = await history.cursors();
-            return link.send({ t: "sync", cursors: { [frame.conv]: cursors[frame.conv] ?? 0 } });
-          }
-        }
-      },
-      onSynced: () =>
-        void posts.resume().catch((error: unknown) => log.error({ err: error }, "resuming bound posts failed")),
-      onCosignRequest: (request, record) => {
-        const answer = cosignGenesis(config.name, credentials.key, record);
-        link.send(
-          answer.ok
-            ? { t: "cosign", request, signature: answer.signature }
-            : { t: "cosign-refused", request, reason: answer.reason },
-        );
-        return Promise.resolve();
-      },
-    },
   });
-  const history = new History({
+  const peerKeys = new PeerKeys(store.db, (names) => link.resolve(names));
+  const posts = new Posts({
     store,
     self: config.name,
-    inbox,
-    trust,
+    key: credentials.key,
+    router: postsRouterOf(link, peerKeys),
+    history,
+    routerKey,
+    faults,
     log,
-    resolveKeys: async (names) => {
-      const agents = await link.resolve(names);
-      return new Map(agents.map((a) => [a.name, "publicKey" in a ? a.publicKey : undefined]));
-    },
   });
-  const posts = new Posts({ store, self: config.name, key: credentials.key, link, history, log });
-  const semanticSend = new SemanticSend(posts, log);
   const collectives = new Collectives({
     store,
     self: config.name,
     posts,
     inbox,
-    trust,
+    history,
     log,
     sendWaitMs: config.collectiveWaitMs,
   });
-  history.collectives = collectives;
-  semanticSend.collectives = collectives;
-  const recovered = await recoverCollectives(store, inbox, Date.now);
-  if (recovered.retired + recovered.failed > 0)
-    log.info(recovered, "retired collective requests and operations lost at restart");
+  const semanticSend = new SemanticSend(posts, collectives, faults, log);
+  const ingress = new Ingress({
+    store,
+    self: config.name,
+    history,
+    peerKeys,
+    routerKey,
+    collectives,
+    admission: new Admission(trust),
+    inbox,
+    posts,
+    log,
+  });
+  const recovered = await collectives.recover();
+  if (recovered.retired + recovered.failed + recovered.completed > 0)
+    log.info(recovered, "ended collective requests and operations a restart interrupted");
 
   const consumers = new InboxConsumers();
   const pushStreams = new PushStreams({ inbox, consumers, log, heartbeatMs: config.heartbeatMs ?? 25_000 });
@@ -186,7 +169,6 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   });
   const services: OwnerServices = {
     name: config.name,
-    store,
     inbox,
     trust,
     history,
@@ -212,7 +194,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     log,
   );
   const base = await listen(http, config.host, config.port);
-  link.start();
+  link.start(new RecordFeed({ self: config.name, key: credentials.key, link, ingress, history, posts, log }));
   delivery.start();
 
   return {

@@ -8,7 +8,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { isAgentName } from "@social-harness/protocol";
 import { pino } from "pino";
-import { startDaemon } from "@social-harness/daemon";
+import { FAULT_POINTS, startDaemon, type FaultPoint } from "@social-harness/daemon";
 import { parseListen } from "./listen.js";
 
 /** The daemon command's options, exactly as `parseArgs` reads them. */
@@ -26,7 +26,23 @@ export const DAEMON_OPTIONS = {
   "webhook-retry-base-ms": { type: "string" },
   "webhook-retry-cap-ms": { type: "string" },
   "webhook-suspend-window-ms": { type: "string" },
+  "test-fault": { type: "string", multiple: true },
 } as const;
+
+/** The environment a test sets before it may name a fault point; a production start has none. */
+export const TEST_FAULTS_ENV = "SOCIAL_HARNESS_TEST_FAULTS";
+
+function faultPoints(values: readonly string[] | undefined): FaultPoint[] | undefined {
+  if (values === undefined || values.length === 0) return undefined;
+  if (process.env[TEST_FAULTS_ENV] !== "1") {
+    throw new Error(`--test-fault is for tests only: this start has no ${TEST_FAULTS_ENV}=1 and refuses it`);
+  }
+  for (const value of values) {
+    if (!(FAULT_POINTS as readonly string[]).includes(value))
+      throw new Error(`--test-fault takes one of ${FAULT_POINTS.join(", ")}, not ${JSON.stringify(value)}`);
+  }
+  return values as FaultPoint[];
+}
 
 type MillisecondFlag =
   | "router-timeout-ms"
@@ -44,6 +60,7 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
   if (values.router === undefined) throw new Error("--router ws://host:port is required");
   if (values.data === undefined) throw new Error("--data <dir> is required");
   if (values.trust !== "open" && values.trust !== "allowlist") throw new Error("--trust is open or allowlist");
+  const faults = faultPoints(values["test-fault"]);
   const log = pino({ name: values.name, level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const { host, port } = parseListen(values.listen);
   const milliseconds = (flag: MillisecondFlag) => {
@@ -72,7 +89,9 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
       retryCapMs: Math.min(milliseconds("webhook-retry-cap-ms") ?? 60_000, 60_000),
       suspendWindowMs: milliseconds("webhook-suspend-window-ms"),
     },
+    faults,
   });
+  if (faults !== undefined) log.warn({ faults }, "test fault points are armed");
   process.stdout.write(
     `${JSON.stringify({ ready: true, name: daemon.name, mcp: daemon.mcpUrl, trpc: daemon.trpcUrl, data: daemon.dataDir })}\n`,
   );

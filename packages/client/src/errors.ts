@@ -21,7 +21,12 @@ export type { FirewallRefusal, MessageTextField, SendErrorReason };
 export type CollectiveFailure =
   | {
       readonly kind: "members-unreachable";
-      readonly members: readonly { readonly member: AgentAddress; readonly reason: string }[];
+      /** Each member with the bare SendError reason, and what happened in `detail`. */
+      readonly members: readonly {
+        readonly member: AgentAddress;
+        readonly reason: SendErrorReason;
+        readonly detail?: string;
+      }[];
     }
   | { readonly kind: "no-open-request" }
   | { readonly kind: "several-open-requests"; readonly requests: readonly CollectiveId[] };

@@ -26,7 +26,12 @@ export const SendErrorReasonSchema = z.enum(SEND_ERROR_REASONS);
 /** Reasons that mean the daemon may have bound or sent the post; they never go to the inbox. */
 export const AMBIGUOUS_SEND_REASONS: readonly SendErrorReason[] = ["delivery-pending", "outcome-unknown"];
 
-export const UnreachableMemberSchema = z.object({ member: z.string(), reason: z.string() });
+/** A member a collective could not reach: the bare SendError reason, and what happened in `detail`. */
+export const UnreachableMemberSchema = z.object({
+  member: z.string(),
+  reason: SendErrorReasonSchema,
+  detail: z.string().optional(),
+});
 
 export const CollectiveFailureSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("members-unreachable"), members: z.array(UnreachableMemberSchema).min(1) }),
@@ -67,7 +72,7 @@ export type LookupErrorData = z.infer<typeof LookupErrorDataSchema>;
 export type ReadonlyCollectiveFailure =
   | {
       readonly kind: "members-unreachable";
-      readonly members: readonly { readonly member: string; readonly reason: string }[];
+      readonly members: readonly { readonly member: string; readonly reason: string; readonly detail?: string }[];
     }
   | { readonly kind: "no-open-request" }
   | { readonly kind: "several-open-requests"; readonly requests: readonly string[] };
@@ -76,7 +81,9 @@ export type ReadonlyCollectiveFailure =
 export function describeCollectiveFailure(failure: ReadonlyCollectiveFailure): string {
   switch (failure.kind) {
     case "members-unreachable":
-      return `members unreachable: ${failure.members.map((m) => `${m.member} (${m.reason})`).join(", ")}`;
+      return `members unreachable: ${failure.members
+        .map((m) => `${m.member} (${m.detail === undefined ? m.reason : `${m.reason}: ${m.detail}`})`)
+        .join(", ")}`;
     case "no-open-request":
       return "no request is open in this conversation to answer";
     case "several-open-requests":

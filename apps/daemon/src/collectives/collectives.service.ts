@@ -1,30 +1,29 @@
 /**
  * The collective engine: gather and all_gather (seed 003 "Operations", seed 000). It is the
- * daemon's CollectiveSender (requests and answers from send_message) and its CollectiveSink (the
- * collective parts of stored records). Answering contexts are volatile: a request can be answered
- * only while this process holds it; results of an all_gather are derived from certified history.
+ * daemon's CollectiveSender (requests and answers from send_message) and ingress's
+ * CollectiveClassifier (the collective parts of stored records). A request is answerable while
+ * this process holds it: admitted into the inbox since the process started (directly, or released
+ * by the owner later), before its deadline, and not answered yet. All_gather results are derived
+ * from certified history.
  */
 import {
-  agentAddress,
   checkAnswerContent,
   conversationOf,
   describeFormFailure,
   mintCollectiveId,
-  readContent,
-  readRecord,
-  type ClosePart,
   type CollectiveOperation,
   type CollectiveResponse,
-  type MemberOutcome,
-  type RecordFields,
-  type RequestedSchema,
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import type { DaemonStore, Trx } from "../db/database.js";
-import type { CollectiveSink } from "../history/history.service.js";
-import { findRecordByHash } from "../history/history.store.js";
+import type { History } from "../history/history.service.js";
 import type { Inbox } from "../inbox/inbox.service.js";
-import type { Projection } from "../ingress/projection.js";
+import type {
+  ArrivedAnswer,
+  Classification,
+  CollectiveClassifier,
+  CollectiveRecord,
+} from "../ingress/classification.js";
 import type { Posts } from "../posts/posts.service.js";
 import {
   isAmbiguousFailure,
@@ -33,11 +32,11 @@ import {
   type SendResult,
 } from "../posts/semantic-send.js";
 import { SendError } from "../posts/send-error.js";
-import type { Trust } from "../trust/trust.service.js";
+import { applyClose } from "./close.js";
 import { CollectiveError } from "./collective-error.js";
-import { findHeldRequest, holdRequest, recordResult } from "./collectives.store.js";
-import { outcomeOfAnswer } from "./outcomes.js";
-import { questionOf, takeRequest } from "./request-intake.js";
+import { findHeldRequest, holdRequest } from "./collectives.store.js";
+import { recoverCollectives } from "./recovery.js";
+import { takeRequest } from "./request-intake.js";
 import { Requester } from "./requester.js";
 
 export interface CollectivesDeps {
@@ -45,19 +44,10 @@ export interface CollectivesDeps {
   readonly self: string;
   readonly posts: Posts;
   readonly inbox: Inbox;
-  readonly trust: Trust;
+  readonly history: History;
   readonly log: Logger;
   readonly now?: () => number;
   readonly sendWaitMs?: number;
-}
-
-/** What lets this process answer a request: lost on restart (seed 000). */
-interface ResponseContext {
-  readonly id: string;
-  readonly conv: string;
-  readonly schema: RequestedSchema;
-  readonly deadlineAt: number;
-  answering: boolean;
 }
 
 function describe(error: unknown): string {
@@ -65,16 +55,29 @@ function describe(error: unknown): string {
   return "the operation failed";
 }
 
-export class Collectives implements CollectiveSender, CollectiveSink {
+export class Collectives implements CollectiveSender, CollectiveClassifier {
   private readonly requester: Requester;
-  private readonly contexts = new Map<string, ResponseContext>();
-  /** Contexts of requests stored in a transaction not yet committed, by record hash. */
-  private readonly uncommitted = new Map<string, ResponseContext>();
   private readonly now: () => number;
+  /** The newest inbox row when this process started: requests admitted before it are not answerable. */
+  private epoch = Number.MAX_SAFE_INTEGER;
+  /** Requests this process answered, or is answering now. */
+  private readonly answered = new Set<string>();
+  private readonly answering = new Set<string>();
 
   constructor(private readonly deps: CollectivesDeps) {
     this.now = deps.now ?? Date.now;
     this.requester = new Requester({ ...deps, now: this.now, sendWaitMs: deps.sendWaitMs ?? 20_000 });
+    deps.posts.onOwnPost((record, hash) => this.requester.ownPostStored(record, hash));
+  }
+
+  /**
+   * Restart recovery (seed 000): before anything is delivered, retires unread requests of the last
+   * process and ends the operations it started. Requests admitted from here on are answerable.
+   */
+  async recover(): Promise<{ retired: number; failed: number; completed: number }> {
+    const recovered = await recoverCollectives(this.deps, this.now);
+    this.epoch = await this.deps.inbox.lastId();
+    return recovered;
   }
 
   // ── Sending ────────────────────────────────────────────────────────────────────────────────
@@ -112,30 +115,34 @@ export class Collectives implements CollectiveSender, CollectiveSink {
         const address = this.deps.posts.canonicalise(to);
         const conv = conversationOf(this.deps.self, address);
         const now = this.now();
-        const open = [...this.contexts.values()].filter((c) => c.conv === conv && !c.answering && now <= c.deadlineAt);
+        const open = (await this.deps.inbox.requestsIn(conv, this.epoch))
+          .map((row) => row.item)
+          .filter((r) => !this.answered.has(r.id) && !this.answering.has(r.id) && now <= r.deadlineAt);
         if (open.length === 0) throw new CollectiveError({ kind: "no-open-request" });
         if (open.length > 1)
-          throw new CollectiveError({ kind: "several-open-requests", requests: open.map((c) => c.id) });
-        const context = open[0]!;
-        matched = context.id;
+          throw new CollectiveError({ kind: "several-open-requests", requests: open.map((r) => r.id) });
+        const request = open[0]!;
+        matched = request.id;
         if (response.action === "accept") {
-          const check = checkAnswerContent(context.schema, response.content);
+          const check = checkAnswerContent(request.requestedSchema, response.content);
           if (!check.ok)
             throw new SendError(
               "content-invalid",
               `the answer does not fit the request's schema: ${describeFormFailure(check)}`,
             );
         }
-        context.answering = true;
+        this.answering.add(request.id);
         try {
-          await this.deps.posts.send(to, [{ type: "collective", op: "answer", id: context.id, response }]);
+          await this.deps.posts.send(to, [{ type: "collective", op: "answer", id: request.id, response }]);
+          this.answered.add(request.id);
         } catch (error) {
           // A refused answer leaves the request open; a pending one will still be delivered.
-          if (!isAmbiguousFailure(error)) context.answering = false;
+          if (isAmbiguousFailure(error)) this.answered.add(request.id);
           throw error;
+        } finally {
+          this.answering.delete(request.id);
         }
-        this.contexts.delete(context.id);
-        return context.id;
+        return request.id;
       },
     );
   }
@@ -170,27 +177,14 @@ export class Collectives implements CollectiveSender, CollectiveSink {
 
   // ── Receiving ──────────────────────────────────────────────────────────────────────────────
 
-  async absorb(
-    trx: Trx,
-    input: {
-      record: RecordFields;
-      hash: string;
-      members: readonly string[];
-      projection: Extract<Projection, { kind: "collective" }>;
-    },
-  ): Promise<"delivered" | "held" | "consumed"> {
-    const { record, hash } = input;
-    const { part, message } = input.projection;
-    const log = this.deps.log.child({ conv: record.conv, hash, id: part.id });
+  async classify(trx: Trx, input: CollectiveRecord): Promise<Classification> {
+    const { record, hash, part, message } = input;
     switch (part.op) {
       case "gather":
       case "all_gather": {
         const held = await findHeldRequest(trx, part.id);
         const intake = takeRequest({ record, hash, part, message, held, now: this.now() });
-        if (intake.kind === "consume") {
-          log.info({ reason: intake.reason }, "consumed a collective request");
-          return "consumed";
-        }
+        if (intake.kind === "consume") return { kind: "consume", reason: intake.reason };
         if (held === undefined) {
           await holdRequest(
             trx,
@@ -205,149 +199,29 @@ export class Collectives implements CollectiveSender, CollectiveSink {
             this.now(),
           );
         }
-        if (intake.kind === "hold-for-close") {
-          log.info({ reason: intake.reason }, "consumed a late all_gather request");
-          return "consumed";
-        }
-        const disposition = await this.deps.trust.admitOrHold(trx, {
-          sender: record.author,
-          conv: record.conv,
-          recordHash: hash,
-          item: intake.item,
-        });
-        if (disposition === "delivered") {
-          this.uncommitted.set(hash, {
-            id: part.id,
-            conv: record.conv,
-            schema: part.requestedSchema,
-            deadlineAt: part.deadlineAt,
-            answering: false,
-          });
-        }
-        return disposition;
+        if (intake.kind === "hold-for-close") return { kind: "consume", reason: intake.reason };
+        return { kind: "item", item: intake.item };
       }
-      case "answer": {
-        const counted = this.requester.takeAnswer({
-          id: part.id,
-          member: record.author,
-          conv: record.conv,
-          hash,
-          response: part.response,
-        });
-        if (!counted && !record.conv.startsWith("group:")) log.info("consumed an answer for no open operation of ours");
-        return "consumed";
+      case "answer":
+        return {
+          kind: "answer",
+          answer: { id: part.id, member: record.author, conv: record.conv, hash, response: part.response },
+        };
+      case "close": {
+        // The result follows the requester's admission, like its request did.
+        const outcome = await applyClose(trx, this.deps.history, { record, hash, part });
+        return outcome.kind === "result" ? { kind: "item", item: outcome.item } : outcome;
       }
-      case "close":
-        return this.applyClose(trx, record, hash, part, log);
     }
   }
 
-  /** Our own records: an all_gather request is held for its close; our close yields our result. */
-  async absorbOwn(trx: Trx, input: { record: RecordFields; hash: string }): Promise<void> {
-    const content = readContent(input.record.content);
-    if (!content.ok || content.collective === undefined) return;
-    const part = content.collective;
-    if (part.op === "all_gather" && (await findHeldRequest(trx, part.id)) === undefined) {
-      await holdRequest(
-        trx,
-        {
-          id: part.id,
-          recordHash: input.hash,
-          conv: input.record.conv,
-          op: "all_gather",
-          requester: this.deps.self,
-          deadlineAt: part.deadlineAt,
-        },
-        this.now(),
+  answerArrived(answer: ArrivedAnswer): void {
+    // Answers in a group are every member's to record by hash; only the requester counts them.
+    if (!this.requester.takeAnswer(answer) && !answer.conv.startsWith("group:"))
+      this.deps.log.info(
+        { conv: answer.conv, hash: answer.hash, id: answer.id },
+        "consumed an answer for no open operation of ours",
       );
-    }
-    if (part.op === "close") {
-      await this.applyClose(trx, input.record, input.hash, part, this.deps.log.child({ id: part.id }));
-      this.requester.closed(part.id);
-    }
-  }
-
-  afterCommit(record: RecordFields, hash: string): void {
-    const context = this.uncommitted.get(hash);
-    if (context !== undefined) {
-      this.uncommitted.delete(hash);
-      this.contexts.set(context.id, context);
-    }
-    const content = readContent(record.content);
-    if (record.author === this.deps.self && content.ok && content.collective?.op === "all_gather") {
-      const members = record.conv
-        .slice("group:".length)
-        .split(",")
-        .filter((m) => m !== this.deps.self);
-      void this.requester.closeAbandoned(content.collective.id, this.deps.posts.canonicalise(record.conv), members);
-    }
-  }
-
-  /** Derives the all_gather result from the close and the certified answers it names. */
-  private async applyClose(
-    trx: Trx,
-    record: RecordFields,
-    hash: string,
-    part: ClosePart,
-    log: Logger,
-  ): Promise<"delivered" | "held" | "consumed"> {
-    const held = await findHeldRequest(trx, part.id);
-    if (held?.op !== "all_gather" || held.conv !== record.conv || held.requester !== record.author) {
-      log.info("consumed a close for a request this daemon does not hold");
-      return "consumed";
-    }
-    if (held.resultToken !== null) return "consumed";
-    const request = await findRecordByHash(trx, held.recordHash);
-    const requestRead = request === undefined ? undefined : readRecord(request.bytes);
-    const requestContent = requestRead?.ok === true ? readContent(requestRead.record.content) : undefined;
-    if (requestContent?.ok !== true || requestContent.collective?.op !== "all_gather") {
-      log.warn("consumed a close whose request record cannot be read");
-      return "consumed";
-    }
-    const schema = requestContent.collective.requestedSchema;
-    const outcomes: MemberOutcome[] = [];
-    for (const { member, answer } of part.answers) {
-      outcomes.push({
-        member: agentAddress(member),
-        outcome:
-          answer === null
-            ? { kind: "no-answer" }
-            : await this.outcomeOfRecord(trx, answer, member, part.id, record.conv, schema),
-      });
-    }
-    const [first, ...rest] = outcomes;
-    const item = {
-      kind: "collectiveResult" as const,
-      op: "all_gather" as const,
-      id: part.id,
-      to: record.conv,
-      question: questionOf(requestContent.message),
-      outcomes: [first!, ...rest] as [MemberOutcome, ...MemberOutcome[]],
-    };
-    await recordResult(trx, part.id, hash);
-    // The result follows the requester's admission, like its request did; our own close is ours.
-    if (record.author === this.deps.self) {
-      await this.deps.inbox.admit(trx, { item, conv: record.conv, recordHash: hash });
-      return "delivered";
-    }
-    return this.deps.trust.admitOrHold(trx, { sender: record.author, conv: record.conv, recordHash: hash, item });
-  }
-
-  private async outcomeOfRecord(
-    trx: Trx,
-    answerHash: string,
-    member: string,
-    id: string,
-    conv: string,
-    schema: RequestedSchema,
-  ) {
-    const invalid = { kind: "invalid" as const, reason: "the close names a record that is not this member's answer" };
-    const stored = await findRecordByHash(trx, answerHash);
-    if (stored === undefined || stored.conv !== conv || stored.author !== member) return invalid;
-    const read = readRecord(stored.bytes);
-    const content = read.ok ? readContent(read.record.content) : undefined;
-    if (content?.ok !== true || content.collective?.op !== "answer" || content.collective.id !== id) return invalid;
-    return outcomeOfAnswer(schema, content.collective.response);
   }
 
   stop(): void {

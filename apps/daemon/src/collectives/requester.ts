@@ -14,11 +14,16 @@ import {
   directConversation,
   MAX_DEADLINE_SECONDS,
   othersOf,
+  readContent,
   type AnswerPart,
   type CanonicalAddress,
+  type ClosePart,
   type CollectiveMemberOutcome,
   type Content,
+  type RecordFields,
   type RequestedSchema,
+  type RequestPart,
+  type SendErrorReason,
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import type { DaemonStore } from "../db/database.js";
@@ -26,7 +31,9 @@ import type { Inbox } from "../inbox/inbox.service.js";
 import type { Posts } from "../posts/posts.service.js";
 import { SendError } from "../posts/send-error.js";
 import { CollectiveError } from "./collective-error.js";
-import { insertOperation, settleOperation } from "./collectives.store.js";
+import type { History } from "../history/history.service.js";
+import { applyClose } from "./close.js";
+import { findHeldRequest, holdRequest, insertOperation, settleOperation } from "./collectives.store.js";
 import { outcomeOfAnswer, setLongTimeout } from "./outcomes.js";
 
 export interface RequesterDeps {
@@ -34,6 +41,7 @@ export interface RequesterDeps {
   readonly self: string;
   readonly posts: Posts;
   readonly inbox: Inbox;
+  readonly history: History;
   readonly log: Logger;
   readonly now: () => number;
   /** How long a send waits for its request posts (seed 003: 20 s). */
@@ -58,7 +66,8 @@ interface Operation {
   readonly schema: RequestedSchema;
   readonly deadlineAt: number;
   readonly members: readonly string[];
-  readonly refused: Map<string, string>;
+  /** Members whose request post was refused: the bare reason and its detail. */
+  readonly refused: Map<string, { reason: SendErrorReason; detail?: string }>;
   /** The first answer of each member: its outcome and the record that carried it. */
   readonly answers: Map<string, { outcome: CollectiveMemberOutcome; hash: string }>;
   timer: { clear(): void } | undefined;
@@ -68,15 +77,18 @@ interface Operation {
 }
 
 /** A refusal that means the post was not and will not be made. */
-function definiteRefusal(error: unknown): string | undefined {
+function definiteRefusal(error: unknown): { reason: SendErrorReason; detail?: string } | undefined {
   if (!(error instanceof SendError)) return undefined;
-  return error.reason === "delivery-pending" || error.reason === "outcome-unknown" ? undefined : error.reason;
+  if (error.reason === "delivery-pending" || error.reason === "outcome-unknown") return undefined;
+  return error.detail === undefined ? { reason: error.reason } : { reason: error.reason, detail: error.detail };
 }
 
 export class Requester {
   private readonly operations = new Map<string, Operation>();
   /** all_gathers whose send failed while their request post was still pending. */
   private readonly failed = new Set<string>();
+  /** Our own stored posts, followed one at a time in the order they were stored. */
+  private ownPosts: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: RequesterDeps) {}
 
@@ -157,12 +169,12 @@ export class Requester {
       this.deps.posts.post({ kind: "agent", address: agentAddress(member), name: member }, content).then(
         () => undefined,
         (error: unknown) => {
-          const reason = definiteRefusal(error);
-          if (reason === undefined) {
+          const refusal = definiteRefusal(error);
+          if (refusal === undefined) {
             this.deps.log.warn({ err: error, id: operation.id, member }, "a gather request is still certifying");
             return;
           }
-          operation.refused.set(member, reason);
+          operation.refused.set(member, refusal);
           this.settleIfComplete(operation);
         },
       ),
@@ -173,7 +185,7 @@ export class Requester {
       throw new CollectiveError(
         {
           kind: "members-unreachable",
-          members: operation.members.map((m) => ({ member: agentAddress(m), reason: operation.refused.get(m)! })),
+          members: operation.members.map((m) => ({ member: agentAddress(m), ...operation.refused.get(m)! })),
         },
         operation.id,
       );
@@ -192,18 +204,18 @@ export class Requester {
     if (result.outcome === "certified") return;
     // If the deadline completed the operation first, its result stands (seed 003 "all_gather").
     if (operation.settled && this.deps.now() >= operation.deadlineAt) return;
-    const reason =
-      result.outcome === "failed"
-        ? (definiteRefusal(result.error) ?? "certification-unavailable")
-        : "certification-unavailable";
-    const detail = result.outcome === "failed" && result.error instanceof SendError ? result.error.detail : undefined;
+    // A post still pending (or ambiguous) counts as not certified in time, with what happened.
+    const refusal = (result.outcome === "failed" ? definiteRefusal(result.error) : undefined) ?? {
+      reason: "certification-unavailable" as const,
+      detail:
+        result.outcome === "failed" && result.error instanceof SendError && result.error.detail !== undefined
+          ? result.error.detail
+          : "the group's request was not certified within the send wait",
+    };
     throw new CollectiveError(
       {
         kind: "members-unreachable",
-        members: operation.members.map((m) => ({
-          member: agentAddress(m),
-          reason: detail === undefined ? reason : `${reason}: ${detail}`,
-        })),
+        members: operation.members.map((m) => ({ member: agentAddress(m), ...refusal })),
       },
       operation.id,
     );
@@ -283,12 +295,74 @@ export class Requester {
     }
   }
 
-  /** The certified close of our own all_gather was stored: the operation is done. */
-  closed(id: string): void {
-    this.operations.delete(id);
-    settleOperation(this.deps.store.db, id, "done", this.deps.now()).catch((error: unknown) =>
-      this.deps.log.error({ err: error, id }, "could not settle an operation"),
-    );
+  /**
+   * One of our own posts was stored. Our all_gather request is held for its close (and closed at
+   * once, with no answers, if its send already failed while the post was pending); our close yields
+   * the requester's result, derived from certified history like every member's.
+   */
+  ownPostStored(record: RecordFields, hash: string): void {
+    const content = readContent(record.content);
+    const part = content.ok ? content.collective : undefined;
+    if (part === undefined) return;
+    const follow =
+      part.op === "all_gather"
+        ? () => this.requestStored(record, hash, part)
+        : part.op === "close"
+          ? () => this.closeStored(record, hash, part)
+          : undefined;
+    if (follow === undefined) return;
+    this.ownPosts = this.ownPosts
+      .then(follow)
+      .catch((error: unknown) => this.deps.log.error({ err: error, hash }, "following our own post failed"));
+  }
+
+  private async requestStored(record: RecordFields, hash: string, part: RequestPart): Promise<void> {
+    await this.deps.store.db.transaction().execute(async (trx) => {
+      if ((await findHeldRequest(trx, part.id)) !== undefined) return;
+      await holdRequest(
+        trx,
+        {
+          id: part.id,
+          recordHash: hash,
+          conv: record.conv,
+          op: "all_gather",
+          requester: this.deps.self,
+          deadlineAt: part.deadlineAt,
+        },
+        this.deps.now(),
+      );
+    });
+    if (!this.failed.delete(part.id)) return;
+    const members = othersOf(this.deps.self, this.deps.posts.canonicalise(record.conv));
+    const close: Content = [
+      {
+        type: "collective",
+        op: "close",
+        id: part.id,
+        answers: [...members].sort().map((member) => ({ member, answer: null })),
+      },
+    ];
+    await this.deps.posts
+      .post(this.deps.posts.canonicalise(record.conv), close)
+      .catch((error: unknown) =>
+        this.deps.log.warn({ err: error, id: part.id }, "closing an abandoned all_gather failed"),
+      );
+  }
+
+  private async closeStored(record: RecordFields, hash: string, part: ClosePart): Promise<void> {
+    // Only an operation this process started and completed ends here; a restart already ended
+    // the others (recovery), and an abandoned one ended when its send failed.
+    const operation = this.operations.get(part.id);
+    if (operation === undefined) return;
+    this.operations.delete(part.id);
+    const admitted = await this.deps.store.db.transaction().execute(async (trx) => {
+      const outcome = await applyClose(trx, this.deps.history, { record, hash, part });
+      if (outcome.kind === "result")
+        await this.deps.inbox.admit(trx, { item: outcome.item, conv: record.conv, recordHash: hash });
+      await settleOperation(trx, part.id, "done", this.deps.now());
+      return outcome.kind === "result";
+    });
+    if (admitted) this.deps.inbox.changed();
   }
 
   private async fail(operation: Operation): Promise<void> {
@@ -300,20 +374,6 @@ export class Requester {
     await settleOperation(this.deps.store.db, operation.id, "failed", this.deps.now()).catch((error: unknown) =>
       this.deps.log.error({ err: error, id: operation.id }, "could not record a failed operation"),
     );
-  }
-
-  /**
-   * A request of an all_gather that already failed was certified after all (it was still pending
-   * when the send gave up): close it at once with no answers, so members are not left waiting.
-   */
-  async closeAbandoned(id: string, group: CanonicalAddress, members: readonly string[]): Promise<void> {
-    if (!this.failed.delete(id)) return;
-    const close: Content = [
-      { type: "collective", op: "close", id, answers: [...members].sort().map((member) => ({ member, answer: null })) },
-    ];
-    await this.deps.posts
-      .post(group, close)
-      .catch((error: unknown) => this.deps.log.warn({ err: error, id }, "closing an abandoned all_gather failed"));
   }
 
   stop(): void {

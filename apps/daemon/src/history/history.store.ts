@@ -1,4 +1,4 @@
-/** SQL for conversations, certified records, pinned agent keys and the pinned router key. */
+/** SQL for conversations and their certified records. */
 import { prepared } from "@social-harness/sqlite";
 import type { Kysely, Selectable } from "kysely";
 import type { DaemonDatabase, DbOrTrx, RecordsTable } from "../db/database.js";
@@ -163,33 +163,39 @@ export async function cursors(db: DbOrTrx): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.conv, r.contiguous_seq]));
 }
 
-export async function findPinnedKey(db: DbOrTrx, name: string): Promise<Uint8Array | undefined> {
-  const row = await db.selectFrom("pinned_keys").select("public_key").where("name", "=", name).executeTakeFirst();
-  return row === undefined ? undefined : new Uint8Array(row.public_key);
+/** Owner listing: conversations by key, each with its contiguous length and the time of its last record. */
+export async function listConversations(
+  db: DbOrTrx,
+  after: string | undefined,
+  limit: number,
+): Promise<{ conv: string; members: string[]; seq: number; lastAt: number | null }[]> {
+  let query = db
+    .selectFrom("conversations")
+    .leftJoin("records", (join) =>
+      join.onRef("records.conv", "=", "conversations.conv").onRef("records.seq", "=", "conversations.contiguous_seq"),
+    )
+    .select([
+      "conversations.conv as conv",
+      "conversations.members as members",
+      "conversations.contiguous_seq as seq",
+      "records.at as lastAt",
+    ]);
+  if (after !== undefined) query = query.where("conversations.conv", ">", after);
+  const rows = await query.orderBy("conversations.conv").limit(limit).execute();
+  return rows.map((r) => ({ ...r, members: JSON.parse(r.members) as string[], lastAt: r.lastAt ?? null }));
 }
 
-/** Pins `key` for `name` unless a key is already pinned; returns the pinned key. */
-export async function pinKey(db: DbOrTrx, name: string, key: Uint8Array, now: number): Promise<Uint8Array> {
-  await db
-    .insertInto("pinned_keys")
-    .values({ name, public_key: Buffer.from(key), pinned_at: now })
-    .onConflict((oc) => oc.column("name").doNothing())
+/** Owner listing: a conversation's records after `after`, in order. */
+export async function listRecords(db: DbOrTrx, conv: string, after: number, limit: number): Promise<StoredRecordRow[]> {
+  const rows = await db
+    .selectFrom("records")
+    .selectAll()
+    .where("conv", "=", conv)
+    .where("seq", ">", after)
+    .orderBy("seq")
+    .limit(limit)
     .execute();
-  return (await findPinnedKey(db, name))!;
-}
-
-export async function pinRouterKey(db: DbOrTrx, key: Uint8Array, now: number): Promise<Uint8Array> {
-  await db
-    .insertInto("router_identity")
-    .values({ id: 1, public_key: Buffer.from(key), pinned_at: now })
-    .onConflict((oc) => oc.column("id").doNothing())
-    .execute();
-  const row = await db.selectFrom("router_identity").select("public_key").where("id", "=", 1).executeTakeFirstOrThrow();
-  return new Uint8Array(row.public_key);
-}
-
-export async function setDisposition(db: DbOrTrx, hash: string, disposition: string): Promise<void> {
-  await db.updateTable("records").set({ disposition }).where("hash", "=", hash).execute();
+  return rows.map(toStoredRecord);
 }
 
 export function toStoredRecord(row: Selectable<RecordsTable>): StoredRecordRow {

@@ -18,8 +18,10 @@ import {
   countPending,
   findInboxRow,
   insertInboxRow,
+  listPendingRows,
   maxInboxId,
   pendingRows,
+  requestRowsIn,
   settleInboxRow,
   type InboxRow,
 } from "./inbox.store.js";
@@ -161,5 +163,37 @@ export class Inbox {
 
   pendingCount(): Promise<number> {
     return countPending(this.store.db);
+  }
+
+  /** The id of the newest row: items admitted later have larger ids. */
+  lastId(): Promise<number> {
+    return maxInboxId(this.store.db);
+  }
+
+  /** Collective requests admitted into `conv` after the row `after` and not retired (read or not). */
+  async requestsIn(
+    conv: string,
+    after: number,
+  ): Promise<{ id: number; item: Extract<InboundItem, { kind: "collectiveRequest" }> }[]> {
+    const rows = await requestRowsIn(this.store.db, conv, after);
+    return rows.map((row) => ({
+      id: row.id,
+      item: JSON.parse(row.item) as Extract<InboundItem, { kind: "collectiveRequest" }>,
+    }));
+  }
+
+  /** Owner listing: pending items, newest first, paged by row id. */
+  async listForOwner(page: { before?: number; limit: number }): Promise<{
+    items: (InboxEntry & { receivedAt: number; conversation: string | null })[];
+    pendingCount: number;
+    nextBefore?: number;
+  }> {
+    const rows = await listPendingRows(this.store.db, page.before, page.limit + 1);
+    const shown = rows.slice(0, page.limit);
+    return {
+      items: shown.map((row) => ({ ...entryOf(row), receivedAt: row.createdAt, conversation: row.conv })),
+      pendingCount: await this.pendingCount(),
+      nextBefore: rows.length > page.limit ? shown.at(-1)?.id : undefined,
+    };
   }
 }

@@ -171,3 +171,18 @@ export async function listPendingRows(db: DbOrTrx, before: number | undefined, l
   const rows = await query.orderBy("id", "desc").limit(limit).execute();
   return rows.map(toInboxRow);
 }
+
+const selectRequestsIn = prepared((db: Db, conv: string, after: number) =>
+  db
+    .selectFrom("inbox")
+    .select(["id", "item"])
+    .where("kind", "=", "collectiveRequest")
+    .where("conv", "=", conv)
+    .where("id", ">", after)
+    .where("state", "in", ["pending", "acknowledged"]),
+);
+
+/** Collective requests admitted into `conv` after the row `after`, not retired. */
+export async function requestRowsIn(db: DbOrTrx, conv: string, after: number): Promise<{ id: number; item: string }[]> {
+  return (await selectRequestsIn(db, conv, after)).rows;
+}

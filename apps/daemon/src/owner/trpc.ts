@@ -1,9 +1,11 @@
 /**
  * tRPC for the owner API (SPEC §11): every procedure requires the owner token. The context holds
- * the daemon's services; procedures stay thin and call one service function each.
+ * the daemon's services; procedures stay thin and call one service method each, and domain
+ * failures become tRPC errors in one place (owner/errors.ts).
  */
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { Principal } from "../identity/identity.js";
+import { ownerErrorOf } from "./errors.js";
 import type { OwnerServices } from "./services.js";
 
 export interface OwnerContext {
@@ -16,7 +18,14 @@ const t = initTRPC.context<OwnerContext>().create({ isDev: false });
 export const router = t.router;
 
 /** A procedure only the owner may call. */
-export const ownerProcedure = t.procedure.use(({ ctx, next }) => {
-  if (ctx.principal !== "owner") throw new TRPCError({ code: "UNAUTHORIZED", message: "the owner token is required" });
-  return next({ ctx: { services: ctx.services } });
-});
+export const ownerProcedure = t.procedure
+  .use(({ ctx, next }) => {
+    if (ctx.principal !== "owner")
+      throw new TRPCError({ code: "UNAUTHORIZED", message: "the owner token is required" });
+    return next({ ctx: { services: ctx.services } });
+  })
+  .use(async ({ next }) => {
+    const result = await next();
+    if (result.ok) return result;
+    throw ownerErrorOf(result.error.cause) ?? result.error;
+  });

@@ -1,7 +1,7 @@
 /** SQL for bound send intents: a PostId and its content, durable before anything is proposed. */
 import { prepared } from "@social-harness/sqlite";
 import type { Kysely } from "kysely";
-import type { DaemonDatabase, DbOrTrx } from "../db/database.js";
+import type { DaemonDatabase, Db, DbOrTrx } from "../db/database.js";
 
 const insertIntent = prepared(
   (db: Kysely<DaemonDatabase>, postId: string, conv: string, content: Uint8Array, createdAt: number) =>
@@ -30,8 +30,35 @@ export interface IntentRow {
   readonly createdAt: number;
 }
 
-export async function bindIntent(db: DbOrTrx, intent: IntentRow): Promise<void> {
-  await insertIntent(db, intent.postId, intent.conv, Buffer.from(intent.content), intent.createdAt);
+const selectIntent = prepared((db: Kysely<DaemonDatabase>, postId: string) =>
+  db.selectFrom("intents").select("post_id").where("post_id", "=", postId),
+);
+
+/**
+ * How binding an intent ended. A failure inside the transaction comes before its commit; one from
+ * the commit itself may or may not have committed, so the row is looked for: if it is absent, the
+ * commit provably did not happen; if it is there, or the look-up fails, the outcome is unknown.
+ */
+export type BindOutcome =
+  | { readonly outcome: "bound" }
+  | { readonly outcome: "failed-before-commit" | "absent-after-commit" | "unknown"; readonly cause: unknown };
+
+export async function bindDurably(db: Db, intent: IntentRow): Promise<BindOutcome> {
+  let inserted = false;
+  try {
+    await db.transaction().execute(async (trx) => {
+      await insertIntent(trx, intent.postId, intent.conv, Buffer.from(intent.content), intent.createdAt);
+      inserted = true;
+    });
+    return { outcome: "bound" };
+  } catch (cause) {
+    if (!inserted) return { outcome: "failed-before-commit", cause };
+    const present = await selectIntent(db, intent.postId).then(
+      (result) => result.rows.length > 0,
+      () => undefined,
+    );
+    return { outcome: present === false ? "absent-after-commit" : "unknown", cause };
+  }
 }
 
 export async function settleIntent(

@@ -13,27 +13,25 @@ import {
   decodeCanonical,
   encodeCanonical,
   encodeRecord,
+  membersOfConversation,
   mintId,
   othersOf,
   parseMessageAddress,
   readRecord,
+  verifyCertificate,
   type CanonicalAddress,
   type Content,
+  type RecordFields,
   type SendErrorReason,
   type SigningKey,
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import { relaxedTransaction, type DaemonStore } from "../db/database.js";
+import type { Faults } from "../faults/faults.js";
 import type { History } from "../history/history.service.js";
-import { findConversation, findHead } from "../history/history.store.js";
-import {
-  LinkLost,
-  LinkUnavailable,
-  type LinkState,
-  type ProposalAnswer,
-  type RouterLink,
-} from "../router-link/router-link.js";
-import { bindIntent, boundIntents, settleIntent, type IntentRow } from "./intents.store.js";
+import type { RouterKey } from "../router-link/router-key.js";
+import { bindDurably, boundIntents, settleIntent, type IntentRow } from "./intents.store.js";
+import type { PostsRouter, ProposalAnswer, RouterFailure } from "./router-port.js";
 import { SendError } from "./send-error.js";
 
 export interface PostReceipt {
@@ -47,16 +45,23 @@ export interface PostsDeps {
   readonly store: DaemonStore;
   readonly self: string;
   readonly key: SigningKey;
-  readonly link: RouterLink;
+  readonly router: PostsRouter;
   readonly history: History;
+  readonly routerKey: RouterKey;
+  readonly faults: Faults;
   readonly log: Logger;
   readonly now?: () => number;
 }
 
+/** Told once each of our own posts is stored, whichever path stored it. */
+export type OwnPostListener = (record: RecordFields, hash: string) => void;
+
 const MAX_HEAD_RETRIES = 64;
 
-function linkFailure(state: Exclude<LinkState, "ready">): SendError {
-  switch (state) {
+/** A router failure before anything was bound: nothing can have been sent. */
+function unboundFailure(failure: RouterFailure, lost: string): SendError {
+  if (failure.kind === "lost") return new SendError("network-unavailable", lost);
+  switch (failure.state) {
     case "not-registered":
       return new SendError("not-registered", "the router refused this agent's identity");
     case "version-mismatch":
@@ -100,13 +105,17 @@ export class Posts {
   private readonly retryTimers = new Map<string, NodeJS.Timeout>();
   private readonly retryDelays = new Map<string, number>();
   private readonly convQueues = new Map<string, Promise<unknown>>();
+  private readonly ownListeners = new Set<OwnPostListener>();
 
-  constructor(private readonly deps: PostsDeps) {
-    deps.history.onStored((conv) => this.resumeConversation(conv));
-  }
+  constructor(private readonly deps: PostsDeps) {}
 
   private now(): number {
     return (this.deps.now ?? Date.now)();
+  }
+
+  /** Subscribes to our own stored posts (the collective engine follows its requests and closes). */
+  onOwnPost(listener: OwnPostListener): void {
+    this.ownListeners.add(listener);
   }
 
   canonicalise(to: string): CanonicalAddress {
@@ -122,27 +131,16 @@ export class Posts {
   }
 
   async checkLink(): Promise<void> {
-    try {
-      await this.deps.link.ready();
-    } catch (error) {
-      if (error instanceof LinkUnavailable) throw linkFailure(error.state);
-      throw error;
-    }
+    const ready = await this.deps.router.ready();
+    if (!ready.ok) throw unboundFailure(ready.failure, "the router did not answer");
   }
 
   /** Resolves names at the router (pinned keys answer without asking); unknown names are listed. */
-  async resolve(names: readonly string[]): Promise<{ unknown: { name: string; reason: string }[] }> {
-    let keys: Map<string, Uint8Array | undefined>;
-    try {
-      keys = await this.deps.history.keysFor(names);
-    } catch (error) {
-      if (error instanceof LinkUnavailable) throw linkFailure(error.state);
-      if (error instanceof LinkLost)
-        throw new SendError("network-unavailable", "the router did not answer the resolution");
-      throw error;
-    }
-    const unknown = names.filter((n) => keys.get(n) === undefined).map((name) => ({ name, reason: "unknown-agent" }));
-    return { unknown };
+  async resolve(names: readonly string[]): Promise<{ unknown: { name: string; reason: "unknown-agent" }[] }> {
+    const keys = await this.deps.router.keysFor(names);
+    if (!keys.ok) throw unboundFailure(keys.failure, "the router did not answer the resolution");
+    const unknown = names.filter((n) => keys.value.get(n) === undefined);
+    return { unknown: unknown.map((name) => ({ name, reason: "unknown-agent" as const })) };
   }
 
   /** The whole pipeline for one post (a multicast or an answer). */
@@ -151,8 +149,7 @@ export class Posts {
     if (!size.ok) throw new SendError("content-invalid", size.reason);
     const address = this.canonicalise(to);
     await this.checkLink();
-    const others = othersOf(this.deps.self, address);
-    const { unknown } = await this.resolve(others);
+    const { unknown } = await this.resolve(othersOf(this.deps.self, address));
     if (unknown.length > 0)
       throw new SendError("unknown-agent", `not registered: ${unknown.map((u) => u.name).join(", ")}`);
     return this.post(address, content);
@@ -168,7 +165,7 @@ export class Posts {
 
   /** Creates the group's GENESIS unless it exists; every member's daemon co-signs it. */
   async openGroup(conv: string, members: readonly string[]): Promise<void> {
-    const known = await findConversation(this.deps.store.db, conv);
+    const known = await this.deps.history.conversation(this.deps.store.db, conv);
     if (known !== undefined && known.contiguousSeq > 0) return;
     const bytes = encodeRecord({
       kind: "genesis",
@@ -180,23 +177,22 @@ export class Posts {
       content: [],
       members,
     });
-    let answer: ProposalAnswer;
-    try {
-      answer = await this.deps.link.openGroup(bytes, this.deps.key.sign(actionMessage(bytes)));
-    } catch (error) {
-      if (error instanceof LinkUnavailable) throw linkFailure(error.state);
-      if (error instanceof LinkLost)
+    const answer = await this.deps.router.openGroup(bytes, this.deps.key.sign(actionMessage(bytes)));
+    if (!answer.ok) {
+      // A genesis is not bound: whatever happened to it, no post of ours was made.
+      if (answer.failure.kind === "lost")
         throw new SendError("certification-unavailable", "the group's genesis was not certified in time");
-      throw error;
+      throw unboundFailure(answer.failure, "");
     }
-    switch (answer.t) {
+    switch (answer.value.t) {
       case "head-moved":
         return;
       case "refused": {
-        const named = answer.members?.map((m) => `${m.name} (${m.reason})`).join(", ");
+        const refused = answer.value;
+        const named = refused.members?.map((m) => `${m.name} (${m.reason})`).join(", ");
         throw new SendError(
-          refusalReason(answer),
-          named === undefined ? answer.detail : `${answer.detail}; members: ${named}`,
+          refusalReason(refused),
+          named === undefined ? refused.detail : `${refused.detail}; members: ${named}`,
         );
       }
       case "certified":
@@ -206,7 +202,11 @@ export class Posts {
     }
   }
 
-  /** Binds a PostId to its content durably: from here on the post will be delivered. */
+  /**
+   * Binds a PostId to its content durably: from here on the post will be delivered. A store
+   * failure before the commit is persistence-failed (nothing was sent); one at or after the
+   * commit is outcome-unknown unless the intent is provably absent (seed 003 "Closed failures").
+   */
   async bind(conv: string, content: Content): Promise<IntentRow> {
     const intent: IntentRow = {
       postId: mintId("post"),
@@ -214,10 +214,28 @@ export class Posts {
       content: encodeCanonical(content),
       createdAt: this.now(),
     };
+    const bound = await bindDurably(this.deps.store.db, intent);
+    switch (bound.outcome) {
+      case "failed-before-commit":
+      case "absent-after-commit":
+        throw new SendError("persistence-failed", "the intent could not be stored; nothing was sent", {
+          cause: bound.cause,
+        });
+      case "unknown":
+        this.wait(conv);
+        throw new SendError("outcome-unknown", "storing the intent failed at its commit; it may still be sent", {
+          cause: bound.cause,
+        });
+      case "bound":
+        break;
+    }
     try {
-      await this.deps.store.db.transaction().execute((trx) => bindIntent(trx, intent));
+      this.deps.faults.at("intent-after-commit");
     } catch (cause) {
-      throw new SendError("persistence-failed", "the intent could not be stored; nothing was sent", { cause });
+      this.wait(conv);
+      throw new SendError("outcome-unknown", "the store failed after the intent's commit; it will still be sent", {
+        cause,
+      });
     }
     return intent;
   }
@@ -246,7 +264,7 @@ export class Posts {
       const decoded = decodeCanonical(intent.content);
       if (!decoded.ok) throw new Error(`bound content of ${intent.postId} is corrupt`);
       const content = decoded.value as Content;
-      let prev = (await findHead(this.deps.store.db, intent.conv))?.hash ?? null;
+      let prev = (await this.deps.history.head(intent.conv))?.hash ?? null;
       for (let attempt = 0; attempt < MAX_HEAD_RETRIES; attempt++) {
         const bytes = encodeRecord({
           kind: "post",
@@ -258,40 +276,37 @@ export class Posts {
           content,
         });
         const signature = this.deps.key.sign(actionMessage(bytes));
-        let answer: ProposalAnswer;
-        try {
-          answer = await this.deps.link.propose(bytes, signature);
-        } catch (error) {
-          if (error instanceof LinkUnavailable || error instanceof LinkLost) {
-            throw new SendError("delivery-pending", "the post is bound and will be delivered when the router answers", {
-              cause: error,
-            });
-          }
-          throw error;
+        const answer = await this.deps.router.propose(bytes, signature);
+        if (!answer.ok) {
+          throw new SendError("delivery-pending", "the post is bound and will be delivered when the router answers");
         }
-        switch (answer.t) {
+        switch (answer.value.t) {
           case "head-moved":
-            prev = answer.head;
+            prev = answer.value.head;
             continue;
-          case "refused":
-            if (answer.reason === "internal") {
+          case "refused": {
+            const refused = answer.value;
+            if (refused.reason === "internal") {
               throw new SendError("delivery-pending", "the router failed; the bound post will be proposed again");
             }
             await settleIntent(
               this.deps.store.db,
               intent.postId,
               "refused",
-              { detail: `${answer.reason}: ${answer.detail}` },
+              { detail: `${refused.reason}: ${refused.detail}` },
               this.now(),
             );
-            throw new SendError(refusalReason(answer), answer.detail);
-          case "certified":
+            throw new SendError(refusalReason(refused), refused.detail);
+          }
+          case "certified": {
+            const certified = answer.value;
             return await this.store(
               intent,
-              answer,
-              answer.stored?.record ?? bytes,
-              answer.stored?.signatures ?? [{ signer: this.deps.self, signature }],
+              certified,
+              certified.stored?.record ?? bytes,
+              certified.stored?.signatures ?? [{ signer: this.deps.self, signature }],
             );
+          }
         }
       }
       throw new SendError("delivery-pending", "the conversation head kept moving; the post will be proposed again");
@@ -300,6 +315,7 @@ export class Posts {
     }
   }
 
+  /** Stores our certified post (its certificate checked like any other) and settles its intent. */
   private async store(
     intent: IntentRow,
     answer: Extract<ProposalAnswer, { t: "certified" }>,
@@ -307,29 +323,44 @@ export class Posts {
     signatures: { signer: string; signature: Uint8Array }[],
   ): Promise<PostReceipt> {
     const read = readRecord(bytes);
-    if (!read.ok || read.hash !== answer.record) {
-      throw new SendError("outcome-unknown", "the router certified a record this daemon cannot read back");
+    const routerKey = this.deps.routerKey.current;
+    if (
+      !read.ok ||
+      read.hash !== answer.record ||
+      routerKey === undefined ||
+      !verifyCertificate(routerKey, { conv: answer.conv, seq: answer.seq, record: answer.record }, answer.certificate)
+    ) {
+      throw new SendError("outcome-unknown", "the router certified a record this daemon cannot verify");
     }
     try {
       // The intent is durably bound; if power fails before this commit reaches the disk, the
       // restart re-proposes it and the router answers with this same record.
       await relaxedTransaction(this.deps.store.db, async (trx) => {
-        await this.deps.history.storeOwn(trx, {
-          conv: answer.conv,
-          seq: answer.seq,
-          hash: answer.record,
-          bytes,
-          record: read.record,
-          signatures,
-          certificate: answer.certificate,
-        });
+        const existing = await this.deps.history.recordAt(trx, answer.conv, answer.seq);
+        if (existing !== undefined && existing.hash !== answer.record)
+          throw new Error("a different record is stored at our record's position");
+        if (existing === undefined) {
+          await this.deps.history.append(trx, {
+            record: {
+              conv: answer.conv,
+              seq: answer.seq,
+              hash: answer.record,
+              record: read.record,
+              bytes,
+              signatures,
+              certificate: answer.certificate,
+            },
+            disposition: "own",
+            opens: membersOfConversation(answer.conv) ?? [],
+          });
+        }
         await settleIntent(trx, intent.postId, "certified", { recordHash: answer.record }, this.now());
       });
     } catch (cause) {
       throw new SendError("outcome-unknown", "the post was certified but could not be stored locally", { cause });
     }
     this.retryDelays.delete(answer.conv);
-    this.deps.history.ownStored(read.record, answer.record);
+    for (const listener of this.ownListeners) listener(read.record, answer.record);
     return { conv: answer.conv, postId: intent.postId, hash: answer.record, seq: answer.seq };
   }
 
@@ -339,7 +370,7 @@ export class Posts {
   }
 
   /** A record was stored in `conv`: its head moved, so its waiting intents go again. */
-  private resumeConversation(conv: string): void {
+  headMoved(conv: string): void {
     if (!this.waiting.delete(conv)) return;
     void boundIntents(this.deps.store.db, conv).then(
       (intents) => intents.forEach((intent) => this.retry(intent)),
@@ -371,7 +402,7 @@ export class Posts {
     this.retryDelays.set(conv, delay);
     const timer = setTimeout(() => {
       this.retryTimers.delete(conv);
-      this.resumeConversation(conv);
+      this.headMoved(conv);
     }, delay);
     timer.unref();
     this.retryTimers.set(conv, timer);

@@ -13,6 +13,7 @@ import {
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import { CollectiveError } from "../collectives/collective-error.js";
+import type { Faults } from "../faults/faults.js";
 import type { Posts } from "./posts.service.js";
 import { SendError } from "./send-error.js";
 
@@ -42,10 +43,10 @@ export function multicastContent(text: string): Content {
 }
 
 export class SemanticSend {
-  collectives: CollectiveSender | undefined;
-
   constructor(
     private readonly posts: Posts,
+    private readonly collectives: CollectiveSender,
+    private readonly faults: Faults,
     private readonly log: Logger,
   ) {}
 
@@ -55,7 +56,10 @@ export class SemanticSend {
    */
   async sendText(to: string, text: string, failureDelivery: FailureDelivery): Promise<SendResult> {
     try {
-      return await this.perform(to, text, failureDelivery);
+      this.faults.at("send-untyped-error");
+      const result = await this.perform(to, text, failureDelivery);
+      // A result the tool's output schema refuses, for the test of that outcome-unknown path.
+      return this.faults.has("send-invalid-result") ? ({ operationId: 42 } as unknown as SendResult) : result;
     } catch (error) {
       if (error instanceof SendError || error instanceof CollectiveError) throw error;
       this.log.error({ err: error }, "a send ended without a typed failure");
@@ -70,20 +74,14 @@ export class SemanticSend {
     if (!read.ok) throw new SendError("content-invalid", read.message);
     const input = read.input;
     if ("collectiveResponse" in input)
-      return this.requireCollectives().answer(input.to, input.collectiveResponse, failureDelivery);
+      return this.collectives.answer(input.to, input.collectiveResponse, failureDelivery);
     const operation = input.collective;
     if (operation !== undefined && "deadline" in operation) {
-      return this.requireCollectives().request(input.to, input.text, operation, failureDelivery);
+      return this.collectives.request(input.to, input.text, operation, failureDelivery);
     }
     if (input.text.length === 0) throw new SendError("content-invalid", "the message text is empty");
     await this.posts.send(input.to, multicastContent(input.text));
     return {};
-  }
-
-  private requireCollectives(): CollectiveSender {
-    if (this.collectives === undefined)
-      throw new SendError("content-invalid", "this daemon runs without the collective engine");
-    return this.collectives;
   }
 }
 

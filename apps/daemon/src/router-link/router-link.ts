@@ -1,7 +1,8 @@
 /**
- * The daemon's link to its router: one WebSocket, reconnected with backoff. It pins the router's
- * key on first contact, answers the challenge with the agent's identity, correlates requests
- * with answers, and hands pushed records and co-signing requests to the daemon one at a time.
+ * The daemon's connection to its router: one WebSocket, reconnected with backoff. It pins the
+ * router's key on first contact, answers the challenge with the agent's identity, correlates
+ * requests with answers, and hands pushed frames to its consumer (the record feed) strictly one
+ * after another, in arrival order.
  */
 import {
   decodeRouterFrame,
@@ -17,6 +18,7 @@ import {
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import WebSocket from "ws";
+import type { RouterKey } from "./router-key.js";
 
 /** Why the link cannot carry a request right now. */
 export type LinkState = "connecting" | "ready" | "offline" | "not-registered" | "version-mismatch" | "router-untrusted";
@@ -35,22 +37,21 @@ export class LinkLost extends Error {
 
 export type ProposalAnswer = Extract<RouterFrame, { t: "certified" | "head-moved" | "refused" }>;
 
-export interface RouterLinkHandlers {
-  /** The link authenticated; the daemon answers with its cursors. */
+/** What the link hands pushed frames to, one at a time (router-link/record-feed.ts). */
+export interface LinkConsumer {
+  /** The link authenticated; the consumer answers with its cursors. */
   onReady(): void;
   onRecord(frame: RecordFrame): Promise<void>;
   onCosignRequest(request: string, record: Uint8Array): Promise<void>;
   onSynced(): void;
-  /** First contact pins the router key; a different key later is refused. */
-  checkRouterKey(key: Uint8Array): Promise<boolean>;
 }
 
 export interface RouterLinkOptions {
   readonly url: string;
   readonly name: string;
   readonly key: SigningKey;
+  readonly routerKey: RouterKey;
   readonly log: Logger;
-  readonly handlers: RouterLinkHandlers;
   readonly requestTimeoutMs: number;
 }
 
@@ -74,6 +75,7 @@ export class RouterLink {
   private stopped = false;
   private readyWaiters: (() => void)[] = [];
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private consumer: LinkConsumer | undefined;
 
   constructor(private readonly options: RouterLinkOptions) {}
 
@@ -81,7 +83,9 @@ export class RouterLink {
     return this.linkState;
   }
 
-  start(): void {
+  /** Connects, and keeps connecting; pushed frames go to `consumer`. */
+  start(consumer: LinkConsumer): void {
+    this.consumer = consumer;
     this.connect();
   }
 
@@ -169,7 +173,7 @@ export class RouterLink {
         this.backoff = 200;
         this.setState("ready");
         this.options.log.info({ router: this.options.url }, "linked to the router");
-        this.options.handlers.onReady();
+        this.consumer?.onReady();
         return;
       case "link-error": {
         this.options.log.error({ reason: frame.reason, detail: frame.detail }, "the router refused the link");
@@ -181,14 +185,14 @@ export class RouterLink {
         return;
       }
       case "record":
-        this.enqueue(() => this.options.handlers.onRecord(frame));
+        this.enqueue((consumer) => consumer.onRecord(frame));
         return;
       case "cosign-request":
-        this.enqueue(() => this.options.handlers.onCosignRequest(frame.request, frame.record));
+        this.enqueue((consumer) => consumer.onCosignRequest(frame.request, frame.record));
         return;
       case "synced":
-        this.enqueue(() => {
-          this.options.handlers.onSynced();
+        this.enqueue((consumer) => {
+          consumer.onSynced();
           return Promise.resolve();
         });
         return;
@@ -207,10 +211,14 @@ export class RouterLink {
   }
 
   /** Pushed frames are handled strictly one after another, in arrival order. */
-  private enqueue(task: () => Promise<void>): void {
-    this.inbound = this.inbound.then(task).catch((error: unknown) => {
-      this.options.log.error({ err: error }, "handling a pushed frame failed");
-    });
+  private enqueue(task: (consumer: LinkConsumer) => Promise<void>): void {
+    const consumer = this.consumer;
+    if (consumer === undefined) return;
+    this.inbound = this.inbound
+      .then(() => task(consumer))
+      .catch((error: unknown) => {
+        this.options.log.error({ err: error }, "handling a pushed frame failed");
+      });
   }
 
   private async answerChallenge(socket: WebSocket, frame: Extract<RouterFrame, { t: "challenge" }>): Promise<void> {
@@ -223,7 +231,7 @@ export class RouterLink {
       socket.close();
       return;
     }
-    if (!(await this.options.handlers.checkRouterKey(frame.routerKey))) {
+    if (!(await this.options.routerKey.check(frame.routerKey))) {
       this.options.log.error("the router's key differs from the one pinned at first contact; refusing it");
       this.setState("router-untrusted");
       socket.close();

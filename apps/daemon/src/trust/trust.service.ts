@@ -2,9 +2,11 @@
  * Trust (SPEC §5, seed 002 "Identity And Trust"): a certified record is not admission by itself.
  * Under the `open` policy any registered agent is admitted; under `allowlist` only agents the
  * owner trusts. An item from an untrusted sender is held for the owner, never delivered. The
- * list changes only through the owner API; trusting a sender releases its holds in order.
+ * list changes only through the owner API; trusting a sender releases its holds in order (a
+ * collective request released past its deadline arrives as an operationFailed item instead).
  */
 import type { InboundItem } from "@social-harness/protocol";
+import { releasedItem } from "../collectives/release.js";
 import type { DaemonStore, DbOrTrx } from "../db/database.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import {
@@ -71,7 +73,7 @@ export class Trust {
       const holds = await openHolds(trx, name);
       for (const hold of holds) {
         const token = await this.inbox.admit(trx, {
-          item: JSON.parse(hold.item) as InboundItem,
+          item: releasedItem(JSON.parse(hold.item) as InboundItem, this.now()),
           conv: hold.conv,
           recordHash: hold.recordHash,
         });

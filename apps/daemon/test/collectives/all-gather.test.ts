@@ -138,7 +138,13 @@ describe("all_gather on real daemons", () => {
     const members = !outcome.ok
       ? (outcome.data as { failure: { members: { member: string; reason: string }[] } }).failure.members
       : [];
-    expect(members.map((m) => m.member)).toEqual(["agent:bob", "agent:erin"]);
-    for (const m of members) expect(m.reason).toMatch(/^certification-unavailable/);
+    // The same form as a gather's: the bare reason, and what happened in its own field.
+    expect(members).toEqual(
+      ["agent:bob", "agent:erin"].map((member) => ({
+        member,
+        reason: "certification-unavailable",
+        detail: expect.stringMatching(/erin/),
+      })),
+    );
   });
 });

@@ -75,8 +75,8 @@ describe("the requester's side of a gather, against a hand-driven router", () =>
         failure: {
           kind: "members-unreachable",
           members: [
-            { member: "agent:carol", reason: "unknown-agent" },
-            { member: "agent:erin", reason: "unknown-agent" },
+            { member: "agent:carol", reason: "unknown-agent", detail: "gone" },
+            { member: "agent:erin", reason: "unknown-agent", detail: "gone" },
           ],
         },
       },

@@ -1,0 +1,145 @@
+/**
+ * Ingress: the one path of a record that arrives from the router (seed 000). Position → verify →
+ * project → classify (one inbound item, an answer, or consumed) → admit (trust; the firewall's
+ * queue) → store. Storing, classification and admission commit in one transaction, so a crash
+ * never leaves a stored record unclassified or an item without its record; the record feed
+ * acknowledges the router only after that commit. Our own posts are stored here when the router
+ * pushes them back before the send path stores them; posts/ tells the collective engine of them.
+ */
+import { recordHashOf, type RecordFrame } from "@social-harness/protocol";
+import type { Logger } from "pino";
+import type { DaemonStore } from "../db/database.js";
+import type { History } from "../history/history.service.js";
+import { verifyRecordFrame } from "../history/verify.js";
+import type { PeerKeys } from "../identity/peer-keys.js";
+import type { Inbox } from "../inbox/inbox.service.js";
+import type { RouterKey } from "../router-link/router-key.js";
+import type { Admission } from "./admission.js";
+import type { ArrivedAnswer, Classification, CollectiveClassifier } from "./classification.js";
+import { projectRecord } from "./projection.js";
+
+export type ReceiveOutcome =
+  { readonly kind: "stored" | "duplicate" } | { readonly kind: "gap" | "refused"; readonly reason: string };
+
+export interface IngressDeps {
+  readonly store: DaemonStore;
+  readonly self: string;
+  readonly history: History;
+  readonly peerKeys: PeerKeys;
+  readonly routerKey: RouterKey;
+  readonly collectives: CollectiveClassifier;
+  readonly admission: Admission;
+  readonly inbox: Inbox;
+  /** Told after each stored record: a bound intent waiting on that conversation goes again. */
+  readonly posts: { headMoved(conv: string): void };
+  readonly log: Logger;
+}
+
+export class Ingress {
+  constructor(private readonly deps: IngressDeps) {}
+
+  /** Verifies, classifies, admits and stores one pushed record. */
+  async receive(frame: RecordFrame): Promise<ReceiveOutcome> {
+    const { conv, seq } = frame;
+    const { store, history, self } = this.deps;
+    const log = this.deps.log.child({ conv, seq });
+    const hash = recordHashOf(frame.record);
+    const refuse = (reason: string, fields: Record<string, unknown> = {}): ReceiveOutcome => {
+      log.warn({ ...fields, hash, reason }, "refused a record");
+      return { kind: "refused", reason };
+    };
+
+    // Position. Read the cursor before the record: our own post, stored by the send path
+    // meanwhile, then shows up as a duplicate rather than as a hole below the cursor.
+    const conversation = await history.conversation(store.db, conv);
+    const existing = await history.recordAt(store.db, conv, seq);
+    if (existing !== undefined) {
+      return existing.hash === hash
+        ? { kind: "duplicate" }
+        : refuse("it conflicts with the certified record at its position", { stored: existing.hash });
+    }
+    const contiguous = conversation?.contiguousSeq ?? 0;
+    if (seq > contiguous + 1) return { kind: "gap", reason: `the daemon holds this conversation up to ${contiguous}` };
+    if (seq <= contiguous) return refuse("it is below the contiguous cursor but not stored");
+
+    // Verify.
+    const routerKey = this.deps.routerKey.current;
+    if (routerKey === undefined) return refuse("the router key is not pinned yet");
+    const keys = await this.deps.peerKeys.keysFor(frame.signatures.map((s) => s.signer));
+    const prevHash = seq > 1 ? (await history.recordAt(store.db, conv, seq - 1))?.hash : undefined;
+    const verified = verifyRecordFrame(frame, {
+      self,
+      routerKey,
+      keys: new Map([...keys].filter((e): e is [string, Uint8Array] => e[1] !== undefined)),
+      prevHash,
+      members: conversation?.members,
+    });
+    if (!verified.ok) return refuse(`it does not verify: ${verified.reason}`);
+    const { record, members } = verified;
+    const own = record.author === self;
+
+    let delivered = false;
+    let answer: ArrivedAnswer | undefined;
+    const stored = await store.db.transaction().execute(async (trx) => {
+      // The send path may have stored our own record since the check above.
+      const raced = await history.recordAt(trx, conv, seq);
+      if (raced !== undefined) return raced.hash === hash;
+      let disposition: "own" | "delivered" | "held" | "consumed" = "own";
+      if (!own) {
+        // Project and classify, then admit what is one inbound item.
+        const projection = projectRecord(self, record, members);
+        const classification: Classification =
+          projection.kind === "collective"
+            ? await this.deps.collectives.classify(trx, {
+                record,
+                hash,
+                members,
+                part: projection.part,
+                message: projection.message,
+              })
+            : projection.kind === "deliver"
+              ? { kind: "item", item: projection.item }
+              : { kind: "consume", reason: projection.reason };
+        switch (classification.kind) {
+          case "item":
+            disposition = await this.deps.admission.admit(trx, {
+              sender: record.author,
+              conv,
+              recordHash: hash,
+              item: classification.item,
+            });
+            delivered = disposition === "delivered";
+            break;
+          case "answer":
+            answer = classification.answer;
+            disposition = "consumed";
+            break;
+          case "consume":
+            log.info({ hash, reason: classification.reason }, "consumed a record");
+            disposition = "consumed";
+            break;
+        }
+      }
+      await history.append(trx, {
+        record: {
+          conv,
+          seq,
+          hash,
+          record,
+          bytes: frame.record,
+          signatures: frame.signatures,
+          certificate: frame.certificate,
+        },
+        disposition,
+        opens: conversation === undefined ? members : undefined,
+      });
+      return "stored" as const;
+    });
+    if (stored === true) return { kind: "duplicate" };
+    if (stored === false) return refuse("it conflicts with the certified record at its position");
+    if (delivered) this.deps.inbox.changed();
+    if (answer !== undefined) this.deps.collectives.answerArrived(answer);
+    this.deps.posts.headMoved(conv);
+    return { kind: "stored" };
+  }
+}
