@@ -32,6 +32,17 @@ test("refuses pages and API calls without a session", async ({ page, consoleServ
   expect((await page.request.get(`${consoleServer.url}/api/daemons/bob/trpc/status`)).status()).toBe(401);
 });
 
+test("serves its static assets from public/ without a session", async ({ page, consoleServer }) => {
+  const robots = await page.request.get(`${consoleServer.url}/robots.txt`);
+  expect(robots.status()).toBe(200);
+  expect(await robots.text()).toContain("Disallow: /");
+  const icon = await page.request.get(`${consoleServer.url}/icon.svg`);
+  expect(icon.status()).toBe(200);
+  expect(icon.headers()["content-type"]).toContain("image/svg+xml");
+  await page.goto(`${consoleServer.url}/signed-out`);
+  await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", /\/icon\.svg/);
+});
+
 test("shows alice's message in bob's inbox and discards it", async ({ page, consoleServer, network }) => {
   const ownerTokens = [network.alice.ownerToken, network.bob.ownerToken];
   const leaks: string[] = [];

@@ -31,9 +31,8 @@ import {
   type FailureDelivery,
   type SendResult,
 } from "../posts/semantic-send.js";
-import { SendError } from "../posts/send-error.js";
+import { CollectiveError, SendError } from "../posts/send-error.js";
 import { applyClose } from "./close.js";
-import { CollectiveError } from "./collective-error.js";
 import { findHeldRequest, holdRequest } from "./collectives.store.js";
 import { recoverCollectives } from "./recovery.js";
 import { takeRequest } from "./request-intake.js";

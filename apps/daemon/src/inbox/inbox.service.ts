@@ -3,7 +3,8 @@
  * bound in the same transaction to a fresh DeliveryToken and an immutable payload; a token is
  * never rebound; acknowledgment leaves a tombstone that read_event can still read. Pages hold at
  * most 50 items and 2 MiB of stored content, and a continuation keeps the first page's upper
- * insertion bound so that later arrivals belong to the next read. Reading never acknowledges.
+ * insertion bound so that later arrivals belong to the next read. Reading never acknowledges. A
+ * request admitted past its deadline enters as an operationFailed item (inbox/expiry.ts).
  */
 import {
   decodeBase64url,
@@ -14,6 +15,7 @@ import {
   type LocalGuidance,
 } from "@social-harness/protocol";
 import type { DaemonStore, DbOrTrx } from "../db/database.js";
+import { admissibleItem } from "./expiry.js";
 import {
   countPending,
   findInboxRow,
@@ -91,10 +93,11 @@ export class Inbox {
    */
   async admit(trx: DbOrTrx, input: AdmitInput): Promise<string> {
     const token = mintId("delivery");
+    const item = admissibleItem(input.item, this.now());
     await insertInboxRow(trx, {
       token,
-      kind: input.item.kind,
-      item: JSON.stringify(input.item),
+      kind: item.kind,
+      item: JSON.stringify(item),
       guidance: input.guidance === undefined ? null : JSON.stringify(input.guidance),
       conv: input.conv ?? null,
       recordHash: input.recordHash ?? null,

@@ -4,9 +4,8 @@
  * `unknown-delivery` / `unknown-event`, and malformed cursors as InvalidParams.
  */
 import { SEND_REFUSED_CODE, describeCollectiveFailure } from "@social-harness/protocol";
-import { CollectiveError } from "../collectives/collective-error.js";
 import { InboxError } from "../inbox/inbox.service.js";
-import { SendError } from "../posts/send-error.js";
+import { CollectiveError, SendError } from "../posts/send-error.js";
 import { INVALID_PARAMS, ToolRefusal } from "./tool.js";
 
 export function refusalOf(error: unknown): ToolRefusal | undefined {

@@ -12,10 +12,9 @@ import {
   type Content,
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
-import { CollectiveError } from "../collectives/collective-error.js";
 import type { Faults } from "../faults/faults.js";
 import type { Posts } from "./posts.service.js";
-import { SendError } from "./send-error.js";
+import { CollectiveError, SendError } from "./send-error.js";
 
 export type FailureDelivery = "result" | "inbound";
 
@@ -89,5 +88,3 @@ export class SemanticSend {
 export function isAmbiguousFailure(error: unknown): boolean {
   return error instanceof SendError && AMBIGUOUS_SEND_REASONS.includes(error.reason);
 }
-
-export { CollectiveError };

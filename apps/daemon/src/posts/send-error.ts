@@ -1,5 +1,8 @@
-/** SendError: the closed reasons a send fails with (seed 003 "Closed failures"). */
-import type { SendErrorReason } from "@social-harness/protocol";
+/**
+ * The closed failures of a send (seed 003 "Closed failures", "Operations"): SendError with one of
+ * the eleven reasons, and CollectiveError for a gather, all_gather or answer refused.
+ */
+import { describeCollectiveFailure, type CollectiveFailure, type SendErrorReason } from "@social-harness/protocol";
 
 export class SendError extends Error {
   override readonly name = "SendError";
@@ -9,5 +12,15 @@ export class SendError extends Error {
     options?: { cause?: unknown },
   ) {
     super(detail === undefined ? reason : `${reason}: ${detail}`, options);
+  }
+}
+
+export class CollectiveError extends Error {
+  override readonly name = "CollectiveError";
+  constructor(
+    readonly failure: CollectiveFailure,
+    readonly id?: string,
+  ) {
+    super(describeCollectiveFailure(failure));
   }
 }

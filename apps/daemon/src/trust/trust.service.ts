@@ -6,7 +6,6 @@
  * collective request released past its deadline arrives as an operationFailed item instead).
  */
 import type { InboundItem } from "@social-harness/protocol";
-import { releasedItem } from "../collectives/release.js";
 import type { DaemonStore, DbOrTrx } from "../db/database.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import {
@@ -73,7 +72,7 @@ export class Trust {
       const holds = await openHolds(trx, name);
       for (const hold of holds) {
         const token = await this.inbox.admit(trx, {
-          item: releasedItem(JSON.parse(hold.item) as InboundItem, this.now()),
+          item: JSON.parse(hold.item) as InboundItem,
           conv: hold.conv,
           recordHash: hold.recordHash,
         });

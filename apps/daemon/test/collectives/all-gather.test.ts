@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, tool } from "../harness/mcp.js";
 import { Network, readAll, waitForKind } from "../harness/network.js";
+import { ownerClient } from "../harness/owner.js";
 
 const FORM = {
   type: "object",
@@ -65,6 +66,32 @@ describe("all_gather on real daemons", () => {
       ],
     };
     for (const [entry] of results) expect(entry!.item).toEqual(expected);
+    // The certified close lists the record hash of each counted answer (null for silence), and
+    // every member stores that same close.
+    const histories = await Promise.all(
+      ["alice", "bob", "carol", "dave"].map(async (name) => {
+        const { records } = await ownerClient(net.agent(name).daemon).history.records.query({
+          conversation: GROUP,
+          limit: 200,
+        });
+        return records;
+      }),
+    );
+    const collectiveOf = (r: (typeof histories)[number][number]) =>
+      r.content.find((p) => p.type === "collective") as Record<string, any> | undefined;
+    const answerHash = (member: string) =>
+      histories[0]!.find(
+        (r) => r.author === member && collectiveOf(r)?.op === "answer" && collectiveOf(r)?.id === operationId,
+      )?.recordHash;
+    const close = histories[0]!.find((r) => collectiveOf(r)?.op === "close" && collectiveOf(r)?.id === operationId);
+    expect(close?.author).toBe("agent:alice");
+    expect(collectiveOf(close!)!.answers).toEqual([
+      { member: "bob", answer: answerHash("agent:bob") },
+      { member: "carol", answer: answerHash("agent:carol") },
+      { member: "dave", answer: null },
+    ]);
+    expect(answerHash("agent:bob")).toMatch(/^rec_/);
+    for (const records of histories) expect(records.map((r) => r.recordHash)).toContain(close!.recordHash);
     // Peer answers in the group conversation are consumed, never delivered.
     for (const name of ["alice", "bob", "carol", "dave"]) {
       const kinds = (await readAll(net.agent(name))).map((e) => e.item.kind);

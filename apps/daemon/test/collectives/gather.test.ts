@@ -149,6 +149,16 @@ describe("gather on real daemons", () => {
   });
 
   it("matches an answer to the one open request, refusing none and several, and validates it before sending", async () => {
+    const answersOfBob = async () => {
+      const { records } = await ownerClient(net.agent("bob").daemon).history.records.query({
+        conversation: "direct:alice,bob",
+        limit: 200,
+      });
+      return records.filter(
+        (r) => r.author === "agent:bob" && r.content.some((p) => p.type === "collective" && p.op === "answer"),
+      ).length;
+    };
+    const answersBefore = await answersOfBob();
     expect(
       await callTool(net.agent("bob").mcp.client, "send_message", { to: "agent:alice", text: '{"action":"decline"}' }),
     ).toMatchObject({
@@ -179,5 +189,7 @@ describe("gather on real daemons", () => {
     expect(!several.ok && (several.data as { failure: { requests: string[] } }).failure.requests.sort()).toEqual(
       [first.operationId, second.operationId].sort(),
     );
+    // Nothing was sent: bob's certified history holds no new answer of his.
+    expect(await answersOfBob()).toBe(answersBefore);
   });
 });

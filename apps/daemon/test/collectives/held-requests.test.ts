@@ -45,7 +45,7 @@ describe("collective requests held for an untrusted sender", () => {
       kind: "operationFailed",
       id: operationId,
       to: "agent:carol",
-      error: expect.stringContaining("held for the owner until after its deadline"),
+      error: expect.stringContaining("held until after its deadline"),
     });
     const requests = (await readAll(net.agent("bob"))).filter(
       (e) => e.item.kind === "collectiveRequest" && e.item.id === operationId,

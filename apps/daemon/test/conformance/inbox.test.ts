@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { acknowledgeAll, readPage, readPages, textOf } from "../harness/inbox.js";
 import { callTool, tool } from "../harness/mcp.js";
 import { Network, readAll, waitForItems, type InboxItem } from "../harness/network.js";
+import { modernRequest } from "../harness/raw-mcp.js";
 
 const SENDERS = ["alice", "carol", "dave"] as const;
 const KiB = 1024;
@@ -129,6 +130,27 @@ describe("the inbox", () => {
   it("fails an unknown well-formed token with unknown-delivery", async () => {
     const outcome = await callTool(bob().mcp.client, "acknowledge_delivery", { deliveryToken: mintId("delivery") });
     expect(outcome).toMatchObject({ ok: false, code: -32030, data: { reason: "unknown-delivery" } });
+  });
+
+  it("replays one stable delivery after a lost acknowledgment: the same token and payload, byte for byte", async () => {
+    await fill(1, "stable");
+    const entryText = async () => {
+      const answer = await modernRequest(bob().daemon.mcpUrl, bob().daemon.runtimeToken, "tools/call", {
+        name: "read_inbox",
+        arguments: {},
+      });
+      const items = (answer.response?.result?.structuredContent as { items: unknown[] }).items;
+      expect(items).toHaveLength(1);
+      return JSON.stringify(items[0]);
+    };
+    const first = await entryText();
+    // The host handled the item and crashed before its acknowledgment reached the daemon, and
+    // the daemon restarted too: the same delivery is offered again, unchanged.
+    await net.restart("bob");
+    expect(await entryText()).toBe(first);
+    const { deliveryToken } = JSON.parse(first) as { deliveryToken: string };
+    const event = await tool(bob().mcp.client, "read_event", { eventId: `evt_${deliveryToken.slice(4)}` });
+    expect(JSON.stringify(event.item)).toBe(JSON.stringify((JSON.parse(first) as { item: unknown }).item));
   });
 
   it("keeps each item's payload and token across a daemon restart, and acknowledgments too", async () => {

@@ -1,0 +1,89 @@
+/**
+ * The architecture's import rules (eslint.config.mjs) bite: each probe is a file with one import
+ * the rules forbid, placed where it would break the layering, and linted with the project's own
+ * configuration. A probe that lints clean means a rule stopped protecting the structure.
+ */
+import { rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { ESLint } from "eslint";
+import { beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = path.resolve(import.meta.dirname, "../../..");
+
+const PROBES: { place: string; source: string; rule: RegExp }[] = [
+  {
+    place: "apps/daemon/src/posts/architecture-probe.ts",
+    source: 'import { startRouter } from "@social-harness/router";\nexport const probe = startRouter;\n',
+    rule: /reaches the router only over the wire/,
+  },
+  {
+    place: "apps/router/src/architecture-probe.ts",
+    source: 'import { startDaemon } from "@social-harness/daemon";\nexport const probe = startDaemon;\n',
+    rule: /daemon is reached over MCP or tRPC/,
+  },
+  {
+    place: "packages/protocol/src/architecture-probe.ts",
+    source: 'import { prepared } from "@social-harness/sqlite";\nexport const probe = prepared;\n',
+    rule: /protocol stands alone/,
+  },
+  {
+    place: "packages/client/src/architecture-probe.ts",
+    source: 'import { startDaemon } from "@social-harness/daemon";\nexport const probe = startDaemon;\n',
+    rule: /daemon is reached over MCP or tRPC/,
+  },
+  {
+    place: "apps/daemon/src/inbox/architecture-probe.service.ts",
+    source: 'import { defineTool } from "../mcp/tool.js";\nexport const probe = defineTool;\n',
+    rule: /never imports a transport/,
+  },
+  {
+    place: "apps/daemon/src/trust/architecture-probe.store.ts",
+    source: 'import { trustRouter } from "./trust.router.js";\nexport const probe = trustRouter;\n',
+    rule: /never imports a transport/,
+  },
+  {
+    place: "src/architecture-probe.ts",
+    source: 'import { startDaemon } from "@social-harness/daemon";\nexport const probe = startDaemon;\n',
+    rule: /nothing of the daemon but `type AppRouter`/,
+  },
+];
+
+const ALLOWED = {
+  place: "src/architecture-probe-type.ts",
+  source: 'import type { AppRouter } from "@social-harness/daemon";\nexport type Probe = AppRouter;\n',
+};
+
+describe("the architecture's import rules", () => {
+  const found = new Map<string, string[]>();
+
+  beforeAll(async () => {
+    // One lint run for every probe: loading the typed project is the slow part.
+    const files = [...PROBES, ALLOWED].map(({ place, source }) => {
+      const file = path.join(ROOT, place);
+      writeFileSync(file, source);
+      return file;
+    });
+    try {
+      // Only the import rule runs, without type information, so no TypeScript project is loaded.
+      const eslint = new ESLint({
+        cwd: ROOT,
+        ruleFilter: ({ ruleId }) => ruleId === "no-restricted-imports",
+        overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
+      });
+      for (const result of await eslint.lintFiles(files)) {
+        const messages = result.messages.filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
+        found.set(path.relative(ROOT, result.filePath), messages);
+      }
+    } finally {
+      for (const file of files) rmSync(file, { force: true });
+    }
+  }, 180_000);
+
+  it.each(PROBES)("refuse a forbidden import in $place", ({ place, rule }) => {
+    expect(found.get(place)?.some((m) => rule.test(m))).toBe(true);
+  });
+
+  it("let the console import `type AppRouter` from the daemon", () => {
+    expect(found.get(ALLOWED.place)).toEqual([]);
+  });
+});
