@@ -10,8 +10,18 @@ import { Timestamp } from "./time";
 
 const DISPOSITIONS: Readonly<Record<HistoryRecord["disposition"], { label: string; tone: string; meaning: string }>> = {
   own: { label: "Own", tone: "bg-accent-soft text-accent-ink", meaning: "posted by this agent" },
-  delivered: { label: "Delivered", tone: "bg-ok-soft text-ok", meaning: "admitted to the inbox when it arrived" },
-  held: { label: "Held", tone: "bg-warn-soft text-warn", meaning: "held when it arrived: the sender was not trusted" },
+  delivered: { label: "Delivered", tone: "bg-ok-soft text-ok", meaning: "admitted to the inbox" },
+  held: {
+    label: "Held",
+    tone: "bg-warn-soft text-warn",
+    meaning: "held for the owner: the sender was not trusted, or the firewall held it",
+  },
+  queued: { label: "Checking", tone: "bg-surface-sunken text-ink-muted", meaning: "waiting for its firewall check" },
+  discarded: {
+    label: "Discarded",
+    tone: "bg-surface-sunken text-ink-muted",
+    meaning: "held, then discarded by the owner",
+  },
   consumed: {
     label: "Consumed",
     tone: "bg-surface-sunken text-ink-muted",

@@ -12,7 +12,12 @@ import { openDaemonStore } from "./db/database.js";
 import { InboxConsumers } from "./events/consumers.js";
 import { PushStreams } from "./events/push-stream.mcp.js";
 import { Faults, type FaultPoint } from "./faults/faults.js";
+import { Firewall } from "./firewall/firewall.service.js";
+import { InboundFirewall } from "./firewall/inbound.service.js";
+import { OutboundFirewall } from "./firewall/outbound.service.js";
+import { FirewallPolicies } from "./firewall/policy.service.js";
 import { History } from "./history/history.service.js";
+import { Holds } from "./holds/holds.service.js";
 import { createHttpServer, listen } from "./http/http-server.js";
 import { loadCredentials, principalOf, type Credentials } from "./identity/identity.js";
 import { PeerKeys } from "./identity/peer-keys.js";
@@ -57,6 +62,10 @@ export interface DaemonConfig {
   readonly webhookSchedule?: Partial<Omit<DeliverySchedule, "suspendAttempts">>;
   /** Test-only fault points (faults/faults.ts); the command line refuses them outside tests. */
   readonly faults?: readonly FaultPoint[];
+  /** `--firewall-policy <file>`: applied as a new policy revision at start when it differs. */
+  readonly firewallPolicyFile?: string;
+  /** How many inbound firewall checks run at once (default 4). */
+  readonly firewallWorkers?: number;
 }
 
 export interface RunningDaemon {
@@ -79,10 +88,14 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const store = await openDaemonStore(path.join(config.dataDir, "daemon.db"));
 
   const inbox = new Inbox(store);
-  const trust = new Trust(store, inbox, config.trust);
+  const trust = new Trust(store, config.trust);
   const history = new History(store);
+  const holds = new Holds(store, inbox, history);
   const routerKey = new RouterKey(store.db);
   const faults = new Faults(config.faults);
+  const policies = new FirewallPolicies(store, config.dataDir, log);
+  await policies.load();
+  if (config.firewallPolicyFile !== undefined) await policies.applyFile(config.firewallPolicyFile);
   const link = new RouterLink({
     url: config.routerUrl,
     name: config.name,
@@ -100,6 +113,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     history,
     routerKey,
     faults,
+    sendCheck: new OutboundFirewall({ store, self: config.name, policies, history, log }),
     log,
   });
   const collectives = new Collectives({
@@ -112,6 +126,28 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     sendWaitMs: config.collectiveWaitMs,
   });
   const semanticSend = new SemanticSend(posts, collectives, faults, log);
+  const inboundFirewall = new InboundFirewall({
+    store,
+    self: config.name,
+    policies,
+    inbox,
+    holds,
+    history,
+    trust,
+    answers: collectives,
+    log,
+    workers: config.firewallWorkers,
+  });
+  const admission = new Admission({
+    store,
+    trust,
+    holds,
+    inbox,
+    history,
+    firewall: inboundFirewall,
+    closes: collectives,
+    arrived: () => (policies.clock.last = Date.now()),
+  });
   const ingress = new Ingress({
     store,
     self: config.name,
@@ -119,7 +155,8 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     peerKeys,
     routerKey,
     collectives,
-    admission: new Admission(trust),
+    admission,
+    firewall: inboundFirewall,
     inbox,
     posts,
     log,
@@ -127,6 +164,8 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const recovered = await collectives.recover();
   if (recovered.retired + recovered.failed + recovered.completed > 0)
     log.info(recovered, "ended collective requests and operations a restart interrupted");
+  // Checks a crash interrupted resume before anything new arrives.
+  inboundFirewall.start();
 
   const consumers = new InboxConsumers();
   const pushStreams = new PushStreams({ inbox, consumers, log, heartbeatMs: config.heartbeatMs ?? 25_000 });
@@ -171,6 +210,9 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     name: config.name,
     inbox,
     trust,
+    admission,
+    holds,
+    firewall: new Firewall(store, config.name, policies, history),
     history,
     subscriptions,
     linkState: () => link.state,
@@ -213,6 +255,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
       });
       collectives.stop();
       posts.stop();
+      await inboundFirewall.stop();
       await link.close();
       await store.close();
     },

@@ -27,6 +27,8 @@ export const DAEMON_OPTIONS = {
   "webhook-retry-cap-ms": { type: "string" },
   "webhook-suspend-window-ms": { type: "string" },
   "test-fault": { type: "string", multiple: true },
+  "firewall-policy": { type: "string" },
+  "firewall-workers": { type: "string" },
 } as const;
 
 /** The environment a test sets before it may name a fault point; a production start has none. */
@@ -70,6 +72,14 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
     if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error(`--${flag} takes a positive number of milliseconds`);
     return ms;
   };
+  const count = (flag: "firewall-workers", max: number) => {
+    const value = values[flag];
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n < 1 || n > max)
+      throw new Error(`--${flag} takes a whole number from 1 to ${max}`);
+    return n;
+  };
   const daemon = await startDaemon({
     name: values.name,
     routerUrl: values.router,
@@ -90,6 +100,8 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
       suspendWindowMs: milliseconds("webhook-suspend-window-ms"),
     },
     faults,
+    firewallPolicyFile: values["firewall-policy"] === undefined ? undefined : path.resolve(values["firewall-policy"]),
+    firewallWorkers: count("firewall-workers", 64),
   });
   if (faults !== undefined) log.warn({ faults }, "test fault points are armed");
   process.stdout.write(

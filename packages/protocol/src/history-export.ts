@@ -16,7 +16,7 @@ export const HistoryExportRecordSchema = z.object({
   prev: z.string().nullable(),
   content: z.array(z.record(z.string(), z.unknown())),
   members: z.array(z.string()).optional(),
-  disposition: z.enum(["own", "delivered", "held", "consumed"]),
+  disposition: z.enum(["own", "delivered", "held", "queued", "consumed", "discarded"]),
   record: z.string(),
   signatures: z.array(z.object({ signer: z.string(), signature: z.string() })),
   certificate: z.string(),

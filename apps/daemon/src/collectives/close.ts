@@ -1,42 +1,65 @@
 /**
  * The all_gather result, derived from certified history (seed 003 "Operations"): the close lists
  * the record hash of each counted answer, and every daemon that holds the request reads those
- * answer records against the request's schema. The requester and every member apply the same
- * function to the same records, so they all derive the identical result.
+ * answer records against the request's schema, so all derive the same outcomes from the same
+ * records. Each daemon then projects the result locally (SPEC §10): an answer or question its own
+ * firewall held reads as withheld, and the guidance of the checks that admitted them rides along.
  */
 import {
   agentAddress,
   readContent,
   readRecord,
+  type CheckedGuidance,
   type ClosePart,
   type InboundItem,
+  type LocalGuidance,
   type MemberOutcome,
   type RecordFields,
   type RequestedSchema,
+  type Withheld,
 } from "@social-harness/protocol";
-import type { Trx } from "../db/database.js";
+import type { DbOrTrx } from "../db/database.js";
 import type { History } from "../history/history.service.js";
 import { findHeldRequest, recordResult } from "./collectives.store.js";
 import { outcomeOfAnswer } from "./outcomes.js";
 import { questionOf } from "./request-intake.js";
 
+/** What this daemon's firewall made of a record: withheld, or admitted with guidance. */
+export interface LocalVerdict {
+  readonly withheld?: Withheld;
+  readonly guidance?: CheckedGuidance;
+}
+
+export type VerdictLookup = (db: DbOrTrx, recordHash: string) => Promise<LocalVerdict | undefined>;
+
+export interface CloseInput {
+  readonly record: Pick<RecordFields, "conv" | "author">;
+  readonly hash: string;
+  readonly part: ClosePart;
+}
+
 export type CloseOutcome =
-  | { readonly kind: "result"; readonly item: Extract<InboundItem, { kind: "collectiveResult" }> }
+  | {
+      readonly kind: "result";
+      readonly item: Extract<InboundItem, { kind: "collectiveResult" }>;
+      readonly guidance: LocalGuidance | undefined;
+    }
   | { readonly kind: "consume"; readonly reason: string };
 
-/** Applies a close once, inside the storing transaction; a second close of the same id is consumed. */
-export async function applyClose(
-  trx: Trx,
+/** Derives a close's local result without writing anything; a close already applied is consumed. */
+export async function deriveClose(
+  db: DbOrTrx,
   history: History,
-  close: { record: Pick<RecordFields, "conv" | "author">; hash: string; part: ClosePart },
+  close: CloseInput,
+  verdictOf: VerdictLookup,
 ): Promise<CloseOutcome> {
-  const { record, hash, part } = close;
-  const held = await findHeldRequest(trx, part.id);
+  const { record, part } = close;
+  const held = await findHeldRequest(db, part.id);
   if (held?.op !== "all_gather" || held.conv !== record.conv || held.requester !== record.author) {
     return { kind: "consume", reason: "a close for a request this daemon does not hold" };
   }
   if (held.resultToken !== null) return { kind: "consume", reason: "the request's close was already applied" };
-  const request = await history.recordByHash(trx, held.recordHash);
+  const request = await history.recordByHash(db, held.recordHash);
   const requestRead = request === undefined ? undefined : readRecord(request.bytes);
   const requestContent = requestRead?.ok === true ? readContent(requestRead.record.content) : undefined;
   if (requestContent?.ok !== true || requestContent.collective?.op !== "all_gather") {
@@ -44,17 +67,28 @@ export async function applyClose(
   }
   const schema = requestContent.collective.requestedSchema;
   const outcomes: MemberOutcome[] = [];
+  const answers: (CheckedGuidance & { member: string })[] = [];
   for (const { member, answer } of part.answers) {
+    if (answer === null) {
+      outcomes.push({ member: agentAddress(member), outcome: { kind: "no-answer" } });
+      continue;
+    }
+    const verdict = await verdictOf(db, answer);
+    if (verdict?.guidance !== undefined) answers.push({ ...verdict.guidance, member: agentAddress(member) });
     outcomes.push({
       member: agentAddress(member),
       outcome:
-        answer === null
-          ? { kind: "no-answer" }
-          : await outcomeOfRecord(trx, history, { answerHash: answer, member, id: part.id, conv: record.conv, schema }),
+        verdict?.withheld ??
+        (await outcomeOfRecord(db, history, { answerHash: answer, member, id: part.id, conv: record.conv, schema })),
     });
   }
-  await recordResult(trx, part.id, hash);
+  // A member's firewall may have held the requester's question; ours is never checked inbound.
+  const questionVerdict = await verdictOf(db, held.recordHash);
   const [first, ...rest] = outcomes;
+  const guidance =
+    questionVerdict?.guidance === undefined && answers.length === 0
+      ? undefined
+      : { ...(questionVerdict?.guidance === undefined ? {} : { question: questionVerdict.guidance }), answers };
   return {
     kind: "result",
     item: {
@@ -62,19 +96,32 @@ export async function applyClose(
       op: "all_gather",
       id: part.id,
       to: record.conv,
-      question: questionOf(requestContent.message),
+      question: questionVerdict?.withheld ?? questionOf(requestContent.message),
       outcomes: [first!, ...rest],
     },
+    guidance,
   };
 }
 
+/** Derives the result and marks the close applied, inside the caller's transaction. */
+export async function applyClose(
+  trx: DbOrTrx,
+  history: History,
+  close: CloseInput,
+  verdictOf: VerdictLookup,
+): Promise<CloseOutcome> {
+  const outcome = await deriveClose(trx, history, close, verdictOf);
+  if (outcome.kind === "result") await recordResult(trx, close.part.id, close.hash);
+  return outcome;
+}
+
 async function outcomeOfRecord(
-  trx: Trx,
+  db: DbOrTrx,
   history: History,
   input: { answerHash: string; member: string; id: string; conv: string; schema: RequestedSchema },
 ): Promise<MemberOutcome["outcome"]> {
   const invalid = { kind: "invalid" as const, reason: "the close names a record that is not this member's answer" };
-  const stored = await history.recordByHash(trx, input.answerHash);
+  const stored = await history.recordByHash(db, input.answerHash);
   if (stored === undefined || stored.conv !== input.conv || stored.author !== input.member) return invalid;
   const read = readRecord(stored.bytes);
   const content = read.ok ? readContent(read.record.content) : undefined;

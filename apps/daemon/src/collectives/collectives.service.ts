@@ -11,8 +11,10 @@ import {
   conversationOf,
   describeFormFailure,
   mintCollectiveId,
+  type CheckedGuidance,
   type CollectiveOperation,
   type CollectiveResponse,
+  type Withheld,
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import type { DaemonStore, Trx } from "../db/database.js";
@@ -24,15 +26,16 @@ import type {
   CollectiveClassifier,
   CollectiveRecord,
 } from "../ingress/classification.js";
-import type { Posts } from "../posts/posts.service.js";
+import type { PostReceipt, Posts } from "../posts/posts.service.js";
 import {
   isAmbiguousFailure,
   type CollectiveSender,
   type FailureDelivery,
   type SendResult,
 } from "../posts/semantic-send.js";
-import { CollectiveError, SendError } from "../posts/send-error.js";
-import { applyClose } from "./close.js";
+import { CollectiveError, FirewallSendError, SendError } from "../posts/send-error.js";
+import { localVerdictOf } from "../firewall/local-verdict.js";
+import { applyClose, type CloseInput, type CloseOutcome } from "./close.js";
 import { findHeldRequest, holdRequest } from "./collectives.store.js";
 import { recoverCollectives } from "./recovery.js";
 import { takeRequest } from "./request-intake.js";
@@ -90,7 +93,7 @@ export class Collectives implements CollectiveSender, CollectiveClassifier {
     const { id, nonce } = mintCollectiveId(this.deps.self);
     return this.settle(id, to, failureDelivery, async () => {
       const address = this.deps.posts.canonicalise(to);
-      await this.requester.start({
+      return this.requester.start({
         id,
         nonce,
         op: operation.op,
@@ -99,7 +102,6 @@ export class Collectives implements CollectiveSender, CollectiveClassifier {
         deadline: operation.deadline,
         requestedSchema: operation.requestedSchema,
       });
-      return id;
     });
   }
 
@@ -131,8 +133,9 @@ export class Collectives implements CollectiveSender, CollectiveClassifier {
             );
         }
         this.answering.add(request.id);
+        let receipt: PostReceipt;
         try {
-          await this.deps.posts.send(to, [{ type: "collective", op: "answer", id: request.id, response }]);
+          receipt = await this.deps.posts.send(to, [{ type: "collective", op: "answer", id: request.id, response }]);
           this.answered.add(request.id);
         } catch (error) {
           // A refused answer leaves the request open; a pending one will still be delivered.
@@ -141,26 +144,28 @@ export class Collectives implements CollectiveSender, CollectiveClassifier {
         } finally {
           this.answering.delete(request.id);
         }
-        return request.id;
+        return receipt.guidance === undefined ? {} : { guidance: receipt.guidance };
       },
     );
   }
 
   /**
    * Runs one operation. With failureDelivery "inbound", a refusal completes the call and reaches
-   * the inbox as an operationFailed item; delivery-pending and outcome-unknown always fail the call.
+   * the inbox as an operationFailed item; delivery-pending and outcome-unknown always fail the call,
+   * and so does a firewall refusal (seed 001: FirewallSendError on the original call).
    */
   private async settle(
     id: string | (() => string),
     to: string,
     failureDelivery: FailureDelivery,
-    run: () => Promise<string>,
+    run: () => Promise<{ guidance?: CheckedGuidance }>,
   ): Promise<SendResult> {
     const idOf = () => (typeof id === "string" ? id : id());
     try {
-      return { operationId: await run() };
+      const { guidance } = await run();
+      return guidance === undefined ? { operationId: idOf() } : { operationId: idOf(), guidance };
     } catch (error) {
-      if (failureDelivery === "result" || isAmbiguousFailure(error)) {
+      if (failureDelivery === "result" || isAmbiguousFailure(error) || error instanceof FirewallSendError) {
         if (error instanceof CollectiveError && error.id === undefined)
           throw new CollectiveError(error.failure, idOf());
         throw error;
@@ -206,17 +211,29 @@ export class Collectives implements CollectiveSender, CollectiveClassifier {
           kind: "answer",
           answer: { id: part.id, member: record.author, conv: record.conv, hash, response: part.response },
         };
-      case "close": {
-        // The result follows the requester's admission, like its request did.
-        const outcome = await applyClose(trx, this.deps.history, { record, hash, part });
-        return outcome.kind === "result" ? { kind: "item", item: outcome.item } : outcome;
-      }
+      case "close":
+        // The result follows the requester's admission, like its request did (ingress/admission).
+        return { kind: "close", close: { record: { conv: record.conv, author: record.author }, hash, part } };
     }
   }
 
-  answerArrived(answer: ArrivedAnswer): void {
+  /** Derives an all_gather result from its close and marks it applied (no check deferred it). */
+  applyClose(trx: Trx, close: CloseInput): Promise<CloseOutcome> {
+    return applyClose(trx, this.deps.history, close, localVerdictOf);
+  }
+
+  answerArrived(answer: ArrivedAnswer, guidance?: CheckedGuidance): void {
+    this.counted(answer, this.requester.takeAnswer(answer, guidance === undefined ? {} : { guidance }));
+  }
+
+  /** An answer this daemon's firewall held: the requester's result shows it withheld. */
+  answerWithheld(answer: ArrivedAnswer, withheld: Withheld): void {
+    this.counted(answer, this.requester.takeAnswer(answer, { withheld }));
+  }
+
+  private counted(answer: ArrivedAnswer, taken: boolean): void {
     // Answers in a group are every member's to record by hash; only the requester counts them.
-    if (!this.requester.takeAnswer(answer) && !answer.conv.startsWith("group:"))
+    if (!taken && !answer.conv.startsWith("group:"))
       this.deps.log.info(
         { conv: answer.conv, hash: answer.hash, id: answer.id },
         "consumed an answer for no open operation of ours",

@@ -9,6 +9,7 @@
 import { readContent, readRecord, type ClosePart, type InboundItem } from "@social-harness/protocol";
 import type { DaemonStore, Trx } from "../db/database.js";
 import type { History } from "../history/history.service.js";
+import { localVerdictOf } from "../firewall/local-verdict.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import { settleInboxRow } from "../inbox/inbox.store.js";
 import { applyClose } from "./close.js";
@@ -47,9 +48,14 @@ export async function recoverCollectives(
     let failed = 0;
     for (const operation of await openOperations(trx)) {
       const close = operation.op === "all_gather" ? await findOwnClose(trx, deps, operation.id) : undefined;
-      const result = close === undefined ? undefined : await applyClose(trx, deps.history, close);
+      const result = close === undefined ? undefined : await applyClose(trx, deps.history, close, localVerdictOf);
       if (result?.kind === "result") {
-        await inbox.admit(trx, { item: result.item, conv: close!.record.conv, recordHash: close!.hash });
+        await inbox.admit(trx, {
+          item: result.item,
+          ...(result.guidance === undefined ? {} : { guidance: result.guidance }),
+          conv: close!.record.conv,
+          recordHash: close!.hash,
+        });
         await settleOperation(trx, operation.id, "done", now());
         completed++;
         continue;

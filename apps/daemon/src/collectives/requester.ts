@@ -24,13 +24,16 @@ import {
   type RequestedSchema,
   type RequestPart,
   type SendErrorReason,
+  type CheckedGuidance,
+  type Withheld,
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import type { DaemonStore } from "../db/database.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import type { Posts } from "../posts/posts.service.js";
-import { CollectiveError, SendError } from "../posts/send-error.js";
+import { CollectiveError, FirewallSendError, SendError } from "../posts/send-error.js";
 import type { History } from "../history/history.service.js";
+import { localVerdictOf } from "../firewall/local-verdict.js";
 import { applyClose } from "./close.js";
 import { findHeldRequest, holdRequest, insertOperation, settleOperation } from "./collectives.store.js";
 import { outcomeOfAnswer, setLongTimeout } from "./outcomes.js";
@@ -68,7 +71,7 @@ interface Operation {
   /** Members whose request post was refused: the bare reason and its detail. */
   readonly refused: Map<string, { reason: SendErrorReason; detail?: string }>;
   /** The first answer of each member: its outcome and the record that carried it. */
-  readonly answers: Map<string, { outcome: CollectiveMemberOutcome; hash: string }>;
+  readonly answers: Map<string, { outcome: CollectiveMemberOutcome; hash: string; guidance?: CheckedGuidance }>;
   timer: { clear(): void } | undefined;
   /** True while the send waits for its request posts; only the deadline completes it then. */
   starting: boolean;
@@ -104,7 +107,8 @@ export class Requester {
     }
   }
 
-  async start(input: StartInput): Promise<void> {
+  /** Starts the operation; resolves with the firewall's advice when its check left a judgment uncertain. */
+  async start(input: StartInput): Promise<{ guidance?: CheckedGuidance }> {
     const { id, op, address } = input;
     this.validate(input);
     await this.deps.posts.checkLink();
@@ -152,20 +156,30 @@ export class Requester {
     this.operations.set(id, operation);
     operation.timer = setLongTimeout(() => void this.complete(operation), deadlineAt - this.deps.now());
     const waitUntil = Math.min(this.deps.now() + this.deps.sendWaitMs, deadlineAt);
+    let guidance: CheckedGuidance | undefined;
     try {
-      if (op === "gather") await this.fanOut(operation, content, waitUntil);
-      else await this.postToGroup(operation, content, waitUntil);
+      guidance =
+        op === "gather"
+          ? await this.fanOut(operation, content, waitUntil)
+          : await this.postToGroup(operation, content, waitUntil);
     } catch (error) {
       await this.fail(operation);
       throw error;
     }
     operation.starting = false;
     this.settleIfComplete(operation);
+    return guidance === undefined ? {} : { guidance };
   }
 
-  private async fanOut(operation: Operation, content: Content, waitUntil: number): Promise<void> {
-    const posts = operation.members.map((member) =>
-      this.deps.posts.post({ kind: "agent", address: agentAddress(member), name: member }, content).then(
+  private async fanOut(
+    operation: Operation,
+    content: Content,
+    waitUntil: number,
+  ): Promise<CheckedGuidance | undefined> {
+    // Checked once and bound at once: a refusal here means no member was asked.
+    const { deliveries, guidance } = await this.deps.posts.postToEach(operation.address, content);
+    const posts = deliveries.map(({ member, delivery }) =>
+      delivery.then(
         () => undefined,
         (error: unknown) => {
           const refusal = definiteRefusal(error);
@@ -189,20 +203,34 @@ export class Requester {
         operation.id,
       );
     }
+    return guidance;
   }
 
-  private async postToGroup(operation: Operation, content: Content, waitUntil: number): Promise<void> {
-    const post = this.deps.posts.post(operation.address, content).then(
-      () => ({ outcome: "certified" as const }),
-      (error: unknown) => ({ outcome: "failed" as const, error }),
-    );
+  private async postToGroup(
+    operation: Operation,
+    content: Content,
+    waitUntil: number,
+  ): Promise<CheckedGuidance | undefined> {
+    let guidance: CheckedGuidance | undefined;
+    const post = this.deps.posts
+      .postChecked(operation.address, content)
+      .then(async (checked) => {
+        guidance = checked.guidance;
+        await checked.delivery;
+      })
+      .then(
+        () => ({ outcome: "certified" as const }),
+        (error: unknown) => ({ outcome: "failed" as const, error }),
+      );
     const result = await Promise.race([
       post,
       sleepUntil(waitUntil, this.deps.now).then(() => ({ outcome: "waited" as const })),
     ]);
-    if (result.outcome === "certified") return;
+    if (result.outcome === "certified") return guidance;
+    // The local firewall refused the request: nothing was sent, and the send says why.
+    if (result.outcome === "failed" && result.error instanceof FirewallSendError) throw result.error;
     // If the deadline completed the operation first, its result stands (seed 003 "all_gather").
-    if (operation.settled && this.deps.now() >= operation.deadlineAt) return;
+    if (operation.settled && this.deps.now() >= operation.deadlineAt) return guidance;
     // A post still pending (or ambiguous) counts as not certified in time, with what happened.
     const refusal = (result.outcome === "failed" ? definiteRefusal(result.error) : undefined) ?? {
       reason: "certification-unavailable" as const,
@@ -221,22 +249,21 @@ export class Requester {
   }
 
   /** Records a member's first answer to an open operation; false when the answer is not counted. */
-  takeAnswer(input: {
-    id: string;
-    member: string;
-    conv: string;
-    hash: string;
-    response: AnswerPart["response"];
-  }): boolean {
+  takeAnswer(
+    input: { id: string; member: string; conv: string; hash: string; response: AnswerPart["response"] },
+    check: { guidance?: CheckedGuidance; withheld?: Withheld } = {},
+  ): boolean {
     const operation = this.operations.get(input.id);
     if (operation === undefined || operation.settled || !operation.members.includes(input.member)) return false;
     const expectedConv =
       operation.op === "gather" ? directConversation(this.deps.self, input.member) : operation.address.address;
     if (input.conv !== expectedConv || operation.answers.has(input.member)) return false;
     if (this.deps.now() > operation.deadlineAt) return false;
+    // An answer this daemon's firewall held counts as the member's outcome, withheld.
     operation.answers.set(input.member, {
-      outcome: outcomeOfAnswer(operation.schema, input.response),
+      outcome: check.withheld ?? outcomeOfAnswer(operation.schema, input.response),
       hash: input.hash,
+      ...(check.guidance === undefined ? {} : { guidance: check.guidance }),
     });
     this.settleIfComplete(operation);
     return true;
@@ -260,6 +287,10 @@ export class Requester {
           outcome: operation.answers.get(m)?.outcome ?? ({ kind: "no-answer" } as const),
         }));
         const [first, ...rest] = outcomes;
+        const answers = operation.members.flatMap((m) => {
+          const guidance = operation.answers.get(m)?.guidance;
+          return guidance === undefined ? [] : [{ ...guidance, member: agentAddress(m) }];
+        });
         await this.deps.store.db.transaction().execute(async (trx) => {
           await this.deps.inbox.admit(trx, {
             item: {
@@ -270,6 +301,7 @@ export class Requester {
               question: operation.question,
               outcomes: [first!, ...rest],
             },
+            ...(answers.length === 0 ? {} : { guidance: { answers } }),
           });
           await settleOperation(trx, operation.id, "done", this.deps.now());
         });
@@ -355,9 +387,14 @@ export class Requester {
     if (operation === undefined) return;
     this.operations.delete(part.id);
     const admitted = await this.deps.store.db.transaction().execute(async (trx) => {
-      const outcome = await applyClose(trx, this.deps.history, { record, hash, part });
+      const outcome = await applyClose(trx, this.deps.history, { record, hash, part }, localVerdictOf);
       if (outcome.kind === "result")
-        await this.deps.inbox.admit(trx, { item: outcome.item, conv: record.conv, recordHash: hash });
+        await this.deps.inbox.admit(trx, {
+          item: outcome.item,
+          ...(outcome.guidance === undefined ? {} : { guidance: outcome.guidance }),
+          conv: record.conv,
+          recordHash: hash,
+        });
       await settleOperation(trx, part.id, "done", this.deps.now());
       return outcome.kind === "result";
     });

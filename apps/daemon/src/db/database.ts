@@ -82,9 +82,51 @@ export interface HoldsTable {
   conv: string;
   item: string;
   reason: string;
+  /** "trust" or "firewall". */
+  source: string;
+  check_id: string | null;
+  /** The check's CheckedGuidance (JSON), for the owner. */
+  guidance: string | null;
   created_at: number;
   released_at: number | null;
   released_token: string | null;
+  discarded_at: number | null;
+}
+
+export interface FirewallPoliciesTable {
+  revision: number;
+  policy: string;
+  author: string;
+  created_at: number;
+}
+
+export interface FirewallQueueTable {
+  id: Generated<number>;
+  conv: string;
+  record_hash: string;
+  sender: string;
+  kind: string;
+  payload: string;
+  created_at: number;
+}
+
+export interface FirewallChecksTable {
+  id: Generated<number>;
+  check_id: string;
+  direction: string;
+  conv: string;
+  record_hash: string | null;
+  post_id: string | null;
+  subjects: string;
+  policy_revision: number;
+  mode: string;
+  decision: string;
+  outcome: string;
+  middlewares: string;
+  guidance: string | null;
+  stale: number;
+  latency_us: number;
+  created_at: number;
 }
 
 export interface TrustedAgentsTable {
@@ -165,6 +207,9 @@ export interface DaemonDatabase {
   intents: IntentsTable;
   inbox: InboxTable;
   holds: HoldsTable;
+  firewall_policies: FirewallPoliciesTable;
+  firewall_queue: FirewallQueueTable;
+  firewall_checks: FirewallChecksTable;
   trusted_agents: TrustedAgentsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_occurrences: WebhookOccurrencesTable;

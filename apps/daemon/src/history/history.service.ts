@@ -22,14 +22,16 @@ import {
   findRecordAt,
   findRecordByHash,
   insertRecord,
+  latestRecords,
   listConversations,
   listRecords,
+  setDisposition,
   type ConversationRow,
   type StoredRecordRow,
 } from "./history.store.js";
 
 /** What classification did with a stored record. */
-export type Disposition = "own" | "delivered" | "held" | "queued" | "consumed";
+export type Disposition = "own" | "delivered" | "held" | "queued" | "consumed" | "discarded";
 
 /** A certified record as it is stored: its exact bytes, signatures and the router's certificate. */
 export interface CertifiedRecord {
@@ -69,12 +71,22 @@ export class History {
   }
 
   /** The newest stored record of a conversation: what a proposal names as `prev`. */
-  head(conv: string): Promise<{ seq: number; hash: string } | undefined> {
-    return findHead(this.store.db, conv);
+  head(conv: string, db: DbOrTrx = this.store.db): Promise<{ seq: number; hash: string } | undefined> {
+    return findHead(db, conv);
   }
 
   recordByHash(db: DbOrTrx, hash: string): Promise<StoredRecordRow | undefined> {
     return findRecordByHash(db, hash);
+  }
+
+  /** What became of a stored record since it was classified (a check settled, a hold released). */
+  async setDisposition(db: DbOrTrx, hash: string, disposition: Disposition): Promise<void> {
+    await setDisposition(db, hash, disposition);
+  }
+
+  /** The newest `limit` stored records across every conversation, newest first. */
+  latest(limit: number): Promise<StoredRecordRow[]> {
+    return latestRecords(this.store.db, limit);
   }
 
   /** A conversation's stored records after `after`, in order, at most `limit`. */

@@ -198,6 +198,16 @@ export async function listRecords(db: DbOrTrx, conv: string, after: number, limi
   return rows.map(toStoredRecord);
 }
 
+/** The newest stored records across conversations, newest first. */
+export async function latestRecords(db: DbOrTrx, limit: number): Promise<StoredRecordRow[]> {
+  const rows = await db.selectFrom("records").selectAll().orderBy("id", "desc").limit(limit).execute();
+  return rows.map(toStoredRecord);
+}
+
+export async function setDisposition(db: DbOrTrx, hash: string, disposition: string): Promise<void> {
+  await db.updateTable("records").set({ disposition }).where("hash", "=", hash).execute();
+}
+
 export function toStoredRecord(row: Selectable<RecordsTable>): StoredRecordRow {
   return {
     id: row.id,

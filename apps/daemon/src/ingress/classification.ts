@@ -1,15 +1,24 @@
 /**
  * What a verified record from another author becomes (seed 003 "Inbound items"): one inbound item
- * for the agent, an answer the requester's open operation counts, or nothing (consumed). Records
+ * for the agent, an answer the requester's open operation counts, an all_gather close whose result
+ * is derived at admission, or nothing (consumed). Records
  * whose collective part is not a multicast are classified by the collective engine, inside the
  * storing transaction, through the CollectiveClassifier port.
  */
-import type { CollectivePart, InboundItem, MessageContent, RecordFields } from "@social-harness/protocol";
+import type {
+  CheckedGuidance,
+  CollectivePart,
+  InboundItem,
+  MessageContent,
+  RecordFields,
+} from "@social-harness/protocol";
+import type { CloseInput } from "../collectives/close.js";
 import type { Trx } from "../db/database.js";
 
 export type Classification =
   | { readonly kind: "item"; readonly item: InboundItem }
   | { readonly kind: "answer"; readonly answer: ArrivedAnswer }
+  | { readonly kind: "close"; readonly close: CloseInput }
   | { readonly kind: "consume"; readonly reason: string };
 
 /** An answer record, consumed, that an operation this daemon started may count. */
@@ -33,6 +42,6 @@ export interface CollectiveRecord {
 export interface CollectiveClassifier {
   /** Inside the storing transaction: durable collective bookkeeping, then the classification. */
   classify(trx: Trx, input: CollectiveRecord): Promise<Classification>;
-  /** After the commit: an answer reaches the requester's operation, if it is still open. */
-  answerArrived(answer: ArrivedAnswer): void;
+  /** After the commit (or its check): an answer reaches the requester's operation, if still open. */
+  answerArrived(answer: ArrivedAnswer, guidance?: CheckedGuidance): void;
 }

@@ -1,15 +1,16 @@
 /**
  * Ingress: the one path of a record that arrives from the router (seed 000). Position → verify →
- * project → classify (one inbound item, an answer, or consumed) → admit (trust; the firewall's
- * queue) → store. Storing, classification and admission commit in one transaction, so a crash
+ * project → classify (one inbound item, an answer, a close, or consumed) → admit (trust, then the
+ * firewall's private queue) → store. Storing, classification and admission commit in one transaction, so a crash
  * never leaves a stored record unclassified or an item without its record; the record feed
  * acknowledges the router only after that commit. Our own posts are stored here when the router
  * pushes them back before the send path stores them; posts/ tells the collective engine of them.
  */
-import { recordHashOf, type RecordFrame } from "@social-harness/protocol";
+import { recordHashOf, type RecordFields, type RecordFrame } from "@social-harness/protocol";
 import type { Logger } from "pino";
-import type { DaemonStore } from "../db/database.js";
-import type { History } from "../history/history.service.js";
+import type { DaemonStore, Trx } from "../db/database.js";
+import type { InboundFirewall } from "../firewall/inbound.service.js";
+import type { Disposition, History } from "../history/history.service.js";
 import { verifyRecordFrame } from "../history/verify.js";
 import type { PeerKeys } from "../identity/peer-keys.js";
 import type { Inbox } from "../inbox/inbox.service.js";
@@ -29,6 +30,7 @@ export interface IngressDeps {
   readonly routerKey: RouterKey;
   readonly collectives: CollectiveClassifier;
   readonly admission: Admission;
+  readonly firewall: InboundFirewall;
   readonly inbox: Inbox;
   /** Told after each stored record: a bound intent waiting on that conversation goes again. */
   readonly posts: { headMoved(conv: string): void };
@@ -37,6 +39,47 @@ export interface IngressDeps {
 
 export class Ingress {
   constructor(private readonly deps: IngressDeps) {}
+
+  /**
+   * Projects and classifies a record from another author, then admits what it became: one inbound
+   * item, an answer (checked when the policy checks inbound subjects), or an all_gather close.
+   */
+  private async classifyAndAdmit(
+    trx: Trx,
+    input: { record: RecordFields; hash: string; members: readonly string[] },
+    log: Logger,
+    answerNow: (answer: ArrivedAnswer) => void,
+  ): Promise<Disposition> {
+    const { record, hash, members } = input;
+    const projection = projectRecord(this.deps.self, record, members);
+    const classification: Classification =
+      projection.kind === "collective"
+        ? await this.deps.collectives.classify(trx, {
+            record,
+            hash,
+            members,
+            part: projection.part,
+            message: projection.message,
+          })
+        : projection.kind === "deliver"
+          ? { kind: "item", item: projection.item }
+          : { kind: "consume", reason: projection.reason };
+    const origin = { sender: record.author, conv: record.conv, recordHash: hash };
+    switch (classification.kind) {
+      case "item":
+        return this.deps.admission.admit(trx, { ...origin, item: classification.item });
+      case "answer": {
+        const admitted = await this.deps.admission.answer(trx, { ...origin, answer: classification.answer });
+        if (admitted === "consumed") answerNow(classification.answer);
+        return admitted;
+      }
+      case "close":
+        return this.deps.admission.close(trx, { ...origin, close: classification.close });
+      case "consume":
+        log.info({ hash, reason: classification.reason }, "consumed a record");
+        return "consumed";
+    }
+  }
 
   /** Verifies, classifies, admits and stores one pushed record. */
   async receive(frame: RecordFrame): Promise<ReceiveOutcome> {
@@ -79,46 +122,17 @@ export class Ingress {
     const own = record.author === self;
 
     let delivered = false;
+    let queued = false;
     let answer: ArrivedAnswer | undefined;
     const stored = await store.db.transaction().execute(async (trx) => {
       // The send path may have stored our own record since the check above.
       const raced = await history.recordAt(trx, conv, seq);
       if (raced !== undefined) return raced.hash === hash;
-      let disposition: "own" | "delivered" | "held" | "consumed" = "own";
+      let disposition: Disposition = "own";
       if (!own) {
-        // Project and classify, then admit what is one inbound item.
-        const projection = projectRecord(self, record, members);
-        const classification: Classification =
-          projection.kind === "collective"
-            ? await this.deps.collectives.classify(trx, {
-                record,
-                hash,
-                members,
-                part: projection.part,
-                message: projection.message,
-              })
-            : projection.kind === "deliver"
-              ? { kind: "item", item: projection.item }
-              : { kind: "consume", reason: projection.reason };
-        switch (classification.kind) {
-          case "item":
-            disposition = await this.deps.admission.admit(trx, {
-              sender: record.author,
-              conv,
-              recordHash: hash,
-              item: classification.item,
-            });
-            delivered = disposition === "delivered";
-            break;
-          case "answer":
-            answer = classification.answer;
-            disposition = "consumed";
-            break;
-          case "consume":
-            log.info({ hash, reason: classification.reason }, "consumed a record");
-            disposition = "consumed";
-            break;
-        }
+        disposition = await this.classifyAndAdmit(trx, { record, hash, members }, log, (a) => (answer = a));
+        delivered = disposition === "delivered";
+        queued = disposition === "queued";
       }
       await history.append(trx, {
         record: {
@@ -138,6 +152,7 @@ export class Ingress {
     if (stored === true) return { kind: "duplicate" };
     if (stored === false) return refuse("it conflicts with the certified record at its position");
     if (delivered) this.deps.inbox.changed();
+    if (queued) this.deps.firewall.wake();
     if (answer !== undefined) this.deps.collectives.answerArrived(answer);
     this.deps.posts.headMoved(conv);
     return { kind: "stored" };

@@ -5,7 +5,7 @@
  */
 import { SEND_REFUSED_CODE, describeCollectiveFailure } from "@social-harness/protocol";
 import { InboxError } from "../inbox/inbox.service.js";
-import { CollectiveError, SendError } from "../posts/send-error.js";
+import { CollectiveError, FirewallSendError, SendError } from "../posts/send-error.js";
 import { INVALID_PARAMS, ToolRefusal } from "./tool.js";
 
 export function refusalOf(error: unknown): ToolRefusal | undefined {
@@ -24,6 +24,14 @@ export function refusalOf(error: unknown): ToolRefusal | undefined {
       `Collective operation refused: ${describeCollectiveFailure(error.failure)}`,
       data,
     );
+  }
+  if (error instanceof FirewallSendError) {
+    return new ToolRefusal(SEND_REFUSED_CODE, `Send refused by the local firewall: ${error.feedback}`, {
+      reason: "firewall-refused",
+      checkId: error.checkId,
+      refusal: error.refusal,
+      feedback: error.feedback,
+    });
   }
   if (error instanceof InboxError) {
     switch (error.reason) {

@@ -1,7 +1,9 @@
 /** The owner API's root router. The console imports `type AppRouter` from here, and only that. */
 import { historyRouter } from "../history/history.router.js";
 import { inboxRouter } from "../inbox/inbox.router.js";
-import { holdsRouter, trustRouter } from "../trust/trust.router.js";
+import { firewallRouter } from "../firewall/firewall.router.js";
+import { holdsRouter } from "../holds/holds.router.js";
+import { trustRouter } from "../trust/trust.router.js";
 import { subscriptionsRouter } from "../webhooks/webhooks.router.js";
 import { ownerProcedure, router } from "./trpc.js";
 
@@ -11,11 +13,13 @@ export const appRouter = router({
     link: ctx.services.linkState(),
     pendingCount: await ctx.services.inbox.pendingCount(),
     trustPolicy: ctx.services.trust.policy,
+    firewall: { mode: ctx.services.firewall.get().policy.mode, revision: ctx.services.firewall.get().revision },
   })),
   inbox: inboxRouter,
   history: historyRouter,
   trust: trustRouter,
   holds: holdsRouter,
+  firewall: firewallRouter,
   subscriptions: subscriptionsRouter,
 });
 

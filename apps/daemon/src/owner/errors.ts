@@ -4,6 +4,8 @@
  * its cause for the log.
  */
 import { TRPCError } from "@trpc/server";
+import { FirewallPolicyError } from "../firewall/policy.service.js";
+import { HoldError } from "../holds/holds.service.js";
 import { InboxError } from "../inbox/inbox.service.js";
 import { SubscriptionOwnerError } from "../webhooks/webhooks.schema.js";
 
@@ -26,5 +28,20 @@ export function ownerErrorOf(error: unknown): TRPCError | undefined {
         return new TRPCError({ code: "PRECONDITION_FAILED", message: error.message, cause: error });
     }
   }
+  if (error instanceof FirewallPolicyError)
+    return new TRPCError({ code: "BAD_REQUEST", message: error.message, cause: error });
+  if (error instanceof HoldError) {
+    switch (error.reason) {
+      case "unknown-hold":
+        return new TRPCError({ code: "NOT_FOUND", message: error.message, cause: error });
+      case "not-held":
+        return new TRPCError({ code: "PRECONDITION_FAILED", message: error.message, cause: error });
+    }
+  }
   return undefined;
+}
+
+/** Field-named issues of a refused policy, for the console to show beside each field. */
+export function policyIssuesOf(error: unknown): readonly { path: string; message: string }[] | undefined {
+  return error instanceof FirewallPolicyError ? error.issues : undefined;
 }

@@ -1,6 +1,9 @@
 /** The services the owner API reaches, as types only (the console imports these types). */
+import type { Firewall } from "../firewall/firewall.service.js";
 import type { History } from "../history/history.service.js";
+import type { Holds } from "../holds/holds.service.js";
 import type { Inbox } from "../inbox/inbox.service.js";
+import type { Admission } from "../ingress/admission.js";
 import type { Trust } from "../trust/trust.service.js";
 import type { Subscriptions } from "../webhooks/subscriptions.service.js";
 
@@ -8,7 +11,10 @@ export interface OwnerServices {
   readonly name: string;
   readonly inbox: Inbox;
   readonly trust: Trust;
+  readonly admission: Admission;
+  readonly holds: Holds;
   readonly history: History;
+  readonly firewall: Firewall;
   readonly subscriptions: Subscriptions;
   readonly linkState: () => string;
 }

@@ -5,7 +5,7 @@
  */
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { Principal } from "../identity/identity.js";
-import { ownerErrorOf } from "./errors.js";
+import { ownerErrorOf, policyIssuesOf } from "./errors.js";
 import type { OwnerServices } from "./services.js";
 
 export interface OwnerContext {
@@ -13,7 +13,13 @@ export interface OwnerContext {
   readonly services: OwnerServices;
 }
 
-const t = initTRPC.context<OwnerContext>().create({ isDev: false });
+const t = initTRPC.context<OwnerContext>().create({
+  isDev: false,
+  errorFormatter: ({ shape, error }) => {
+    const issues = policyIssuesOf(error.cause);
+    return issues === undefined ? shape : { ...shape, data: { ...shape.data, issues } };
+  },
+});
 
 export const router = t.router;
 

@@ -1,7 +1,7 @@
 /** SQL for bound send intents: a PostId and its content, durable before anything is proposed. */
 import { prepared } from "@social-harness/sqlite";
 import type { Kysely } from "kysely";
-import type { DaemonDatabase, Db, DbOrTrx } from "../db/database.js";
+import type { DaemonDatabase, Db, DbOrTrx, Trx } from "../db/database.js";
 
 const insertIntent = prepared(
   (db: Kysely<DaemonDatabase>, postId: string, conv: string, content: Uint8Array, createdAt: number) =>
@@ -35,32 +35,42 @@ const selectIntent = prepared((db: Kysely<DaemonDatabase>, postId: string) =>
 );
 
 /**
- * How binding an intent ended. A failure inside the transaction comes before its commit; one from
- * the commit itself may or may not have committed, so the row is looked for: if it is absent, the
+ * How binding ended. A failure inside the transaction comes before its commit; one from the commit
+ * itself may or may not have committed, so the first intent is looked for: if it is absent, the
  * commit provably did not happen; if it is there, or the look-up fails, the outcome is unknown.
+ * `stale`: the firewall's capture no longer held, and nothing was bound.
  */
 export type BindOutcome =
-  | { readonly outcome: "bound" }
+  | { readonly outcome: "bound" | "stale" }
   | { readonly outcome: "failed-before-commit" | "absent-after-commit" | "unknown"; readonly cause: unknown };
 
-export async function bindDurably(db: Db, intent: IntentRow): Promise<BindOutcome> {
+class StaleCapture extends Error {}
+
+/** Binds `intents` in one transaction, after `confirm` (the firewall's) agrees inside it. */
+export async function bindDurably(
+  db: Db,
+  intents: readonly IntentRow[],
+  confirm?: (trx: Trx) => Promise<boolean>,
+): Promise<BindOutcome> {
   let inserted = false;
   try {
     await db.transaction().execute(async (trx) => {
-      await insertIntent(trx, intent.postId, intent.conv, Buffer.from(intent.content), intent.createdAt);
+      if (confirm !== undefined && !(await confirm(trx))) throw new StaleCapture();
+      for (const intent of intents)
+        await insertIntent(trx, intent.postId, intent.conv, Buffer.from(intent.content), intent.createdAt);
       inserted = true;
     });
     return { outcome: "bound" };
   } catch (cause) {
+    if (cause instanceof StaleCapture) return { outcome: "stale" };
     if (!inserted) return { outcome: "failed-before-commit", cause };
-    const present = await selectIntent(db, intent.postId).then(
+    const present = await selectIntent(db, intents[0]!.postId).then(
       (result) => result.rows.length > 0,
       () => undefined,
     );
     return { outcome: present === false ? "absent-after-commit" : "unknown", cause };
   }
 }
-
 export async function settleIntent(
   db: DbOrTrx,
   postId: string,

@@ -11,7 +11,7 @@ import {
   checkContentSize,
   conversationOf,
   decodeCanonical,
-  encodeCanonical,
+  directConversation,
   encodeRecord,
   membersOfConversation,
   mintId,
@@ -20,6 +20,7 @@ import {
   readRecord,
   verifyCertificate,
   type CanonicalAddress,
+  type CheckedGuidance,
   type Content,
   type RecordFields,
   type SendErrorReason,
@@ -30,8 +31,10 @@ import { relaxedTransaction, type DaemonStore } from "../db/database.js";
 import type { Faults } from "../faults/faults.js";
 import type { History } from "../history/history.service.js";
 import type { RouterKey } from "../router-link/router-key.js";
-import { bindDurably, boundIntents, settleIntent, type IntentRow } from "./intents.store.js";
+import { bindChecked, subjectOfSend } from "./checked-binding.js";
+import { boundIntents, settleIntent, type IntentRow } from "./intents.store.js";
 import type { PostsRouter, ProposalAnswer, RouterFailure } from "./router-port.js";
+import type { OutboundSubject, SendCheck } from "./send-check.js";
 import { SendError } from "./send-error.js";
 
 export interface PostReceipt {
@@ -39,6 +42,8 @@ export interface PostReceipt {
   readonly postId: string;
   readonly hash: string;
   readonly seq: number;
+  /** The firewall's advice on the admitted send, when a norm judgment was left uncertain. */
+  readonly guidance?: CheckedGuidance;
 }
 
 export interface PostsDeps {
@@ -49,6 +54,8 @@ export interface PostsDeps {
   readonly history: History;
   readonly routerKey: RouterKey;
   readonly faults: Faults;
+  /** The firewall's check of each send; absent, sends are bound unchecked. */
+  readonly sendCheck?: SendCheck;
   readonly log: Logger;
   readonly now?: () => number;
 }
@@ -155,12 +162,47 @@ export class Posts {
     return this.post(address, content);
   }
 
-  /** Opens the conversation if needed, binds and delivers. Address and members are checked. */
+  /**
+   * Opens the conversation if needed, has the firewall check the send (when the policy checks
+   * sends), binds and delivers. Address and members are checked by the caller.
+   */
   async post(address: CanonicalAddress, content: Content): Promise<PostReceipt> {
+    const { delivery, guidance } = await this.postChecked(address, content);
+    const receipt = await delivery;
+    return guidance === undefined ? receipt : { ...receipt, guidance };
+  }
+
+  /** post() in two steps: checked and bound (the post will go out), then its delivery. */
+  async postChecked(
+    address: CanonicalAddress,
+    content: Content,
+  ): Promise<{ delivery: Promise<PostReceipt>; guidance?: CheckedGuidance }> {
     const conv = conversationOf(this.deps.self, address);
     if (address.kind === "group") await this.openGroup(conv, address.members);
-    const intent = await this.bind(conv, content);
-    return this.deliver(intent);
+    const postId = mintId("post");
+    const { intents, guidance } = await this.bind([conv], [postId], content, {
+      subject: subjectOfSend(this.deps.self, address, postId, content),
+    });
+    const delivery = this.deliver(intents[0]!);
+    return guidance === undefined ? { delivery } : { delivery, guidance };
+  }
+
+  /**
+   * One post of the same content to each member's direct conversation (a gather's requests),
+   * checked once as one send to `address` and bound in one transaction; each is then delivered.
+   */
+  async postToEach(
+    address: CanonicalAddress,
+    content: Content,
+  ): Promise<{ deliveries: { member: string; delivery: Promise<PostReceipt> }[]; guidance?: CheckedGuidance }> {
+    const members = othersOf(this.deps.self, address);
+    const convs = members.map((member) => directConversation(this.deps.self, member));
+    const postIds = members.map(() => mintId("post"));
+    const { intents, guidance } = await this.bind(convs, postIds, content, {
+      subject: subjectOfSend(this.deps.self, address, postIds[0]!, content),
+    });
+    const deliveries = members.map((member, i) => ({ member, delivery: this.deliver(intents[i]!) }));
+    return guidance === undefined ? { deliveries } : { deliveries, guidance };
   }
 
   /** Creates the group's GENESIS unless it exists; every member's daemon co-signs it. */
@@ -203,18 +245,23 @@ export class Posts {
   }
 
   /**
-   * Binds a PostId to its content durably: from here on the post will be delivered. A store
+   * Binds PostIds to their content durably: from here on the posts will be delivered. A store
    * failure before the commit is persistence-failed (nothing was sent); one at or after the
    * commit is outcome-unknown unless the intent is provably absent (seed 003 "Closed failures").
    */
-  async bind(conv: string, content: Content): Promise<IntentRow> {
-    const intent: IntentRow = {
-      postId: mintId("post"),
-      conv,
-      content: encodeCanonical(content),
+  private async bind(
+    convs: readonly string[],
+    postIds: readonly string[],
+    content: Content,
+    check: { subject: OutboundSubject | undefined },
+  ): Promise<{ intents: IntentRow[]; guidance: CheckedGuidance | undefined }> {
+    const bound = await bindChecked(this.deps.store.db, this.deps.sendCheck, {
+      convs,
+      postIds,
+      content,
       createdAt: this.now(),
-    };
-    const bound = await bindDurably(this.deps.store.db, intent);
+      subject: check.subject,
+    });
     switch (bound.outcome) {
       case "failed-before-commit":
       case "absent-after-commit":
@@ -222,7 +269,7 @@ export class Posts {
           cause: bound.cause,
         });
       case "unknown":
-        this.wait(conv);
+        for (const conv of convs) this.wait(conv);
         throw new SendError("outcome-unknown", "storing the intent failed at its commit; it may still be sent", {
           cause: bound.cause,
         });
@@ -232,12 +279,12 @@ export class Posts {
     try {
       this.deps.faults.at("intent-after-commit");
     } catch (cause) {
-      this.wait(conv);
+      for (const conv of convs) this.wait(conv);
       throw new SendError("outcome-unknown", "the store failed after the intent's commit; it will still be sent", {
         cause,
       });
     }
-    return intent;
+    return { intents: bound.intents, guidance: bound.guidance };
   }
 
   /** Proposes a bound intent until certified; one conversation's proposals run one at a time. */

@@ -14,7 +14,7 @@ import {
 import type { Logger } from "pino";
 import type { Faults } from "../faults/faults.js";
 import type { Posts } from "./posts.service.js";
-import { CollectiveError, SendError } from "./send-error.js";
+import { CollectiveError, FirewallSendError, SendError } from "./send-error.js";
 
 export type FailureDelivery = "result" | "inbound";
 
@@ -60,7 +60,8 @@ export class SemanticSend {
       // A result the tool's output schema refuses, for the test of that outcome-unknown path.
       return this.faults.has("send-invalid-result") ? ({ operationId: 42 } as unknown as SendResult) : result;
     } catch (error) {
-      if (error instanceof SendError || error instanceof CollectiveError) throw error;
+      if (error instanceof SendError || error instanceof CollectiveError || error instanceof FirewallSendError)
+        throw error;
       this.log.error({ err: error }, "a send ended without a typed failure");
       throw new SendError("outcome-unknown", "the send ended without a typed failure; the message may have been sent", {
         cause: error,
@@ -79,8 +80,8 @@ export class SemanticSend {
       return this.collectives.request(input.to, input.text, operation, failureDelivery);
     }
     if (input.text.length === 0) throw new SendError("content-invalid", "the message text is empty");
-    await this.posts.send(input.to, multicastContent(input.text));
-    return {};
+    const receipt = await this.posts.send(input.to, multicastContent(input.text));
+    return receipt.guidance === undefined ? {} : { guidance: receipt.guidance };
   }
 }
 

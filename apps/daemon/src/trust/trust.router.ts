@@ -1,4 +1,4 @@
-/** Owner API for trust: the list (only ever changed here) and the items held for the owner. */
+/** Owner API for trust: the list, only ever changed here. Trusting a sender releases its holds. */
 import { isAgentName } from "@social-harness/protocol";
 import * as z from "zod";
 import { ownerProcedure, router } from "../owner/trpc.js";
@@ -12,12 +12,8 @@ export const trustRouter = router({
   })),
   add: ownerProcedure
     .input(z.object({ name: AgentName }))
-    .mutation(({ ctx, input }) => ctx.services.trust.add(input.name)),
+    .mutation(({ ctx, input }) => ctx.services.admission.trustSender(input.name)),
   remove: ownerProcedure
     .input(z.object({ name: AgentName }))
     .mutation(({ ctx, input }) => ctx.services.trust.remove(input.name)),
-});
-
-export const holdsRouter = router({
-  list: ownerProcedure.query(async ({ ctx }) => ({ holds: await ctx.services.trust.holds() })),
 });

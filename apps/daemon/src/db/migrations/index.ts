@@ -3,9 +3,11 @@ import type { Migration } from "kysely/migration";
 import { migration0001 } from "./0001_daemon.js";
 import { migration0002 } from "./0002_collectives.js";
 import { migration0003 } from "./0003_webhooks.js";
+import { migration0004 } from "./0004_firewall.js";
 
 export const daemonMigrations: Record<string, Migration> = {
   "0001_daemon": migration0001,
   "0002_collectives": migration0002,
   "0003_webhooks": migration0003,
+  "0004_firewall": migration0004,
 };
