@@ -22,8 +22,21 @@ export default defineConfig({
         test: {
           name: "system",
           include: ["apps/*/test/**/*.test.ts"],
+          exclude: ["apps/daemon/test/hosts/openclaw/**"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        // The real OpenClaw gateway: its global setup installs Node 24 and openclaw from the npm
+        // registry into a cache folder (never into the workspace) and packs the plugin.
+        test: {
+          name: "openclaw",
+          include: ["apps/daemon/test/hosts/openclaw/**/*.test.ts"],
+          globalSetup: ["apps/daemon/test/hosts/openclaw/global-setup.ts"],
+          testTimeout: 240_000,
+          hookTimeout: 600_000,
           fileParallelism: false,
         },
       },
