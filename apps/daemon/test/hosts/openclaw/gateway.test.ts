@@ -123,7 +123,7 @@ describe("the real OpenClaw gateway with the social-harness plugin", () => {
       30_000,
       "the tool error to reach the model",
     );
-    expect(after.messages.findLast((m) => m.role === "tool")!.text).toContain("agent:nobody-here");
+    expect(after.messages.findLast((m) => m.role === "tool")!.text).toContain("nobody-here");
   });
 
   it("acknowledges an item only after the agent run it started has ended", async () => {
