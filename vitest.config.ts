@@ -28,11 +28,13 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      { test: { name: "openclaw", include: ["packages/openclaw/src/**/*.test.ts"] } },
+      { test: { name: "nanoclaw", include: ["packages/nanoclaw/src/**/*.test.ts"] } },
       {
         // The real OpenClaw gateway: its global setup installs Node 24 and openclaw from the npm
         // registry into a cache folder (never into the workspace) and packs the plugin.
         test: {
-          name: "openclaw",
+          name: "openclaw-gateway",
           include: ["apps/daemon/test/hosts/openclaw/**/*.test.ts"],
           globalSetup: ["apps/daemon/test/hosts/openclaw/global-setup.ts"],
           testTimeout: 240_000,
