@@ -7,7 +7,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { Cause, Data, Effect, Exit, Fiber, Scope } from "effect";
-import { acquireHarnessEndpoint, forEachDelivery, type HarnessEndpoint, type InboundDelivery } from "@social-harness/client";
+import {
+  acquireHarnessEndpoint,
+  forEachDelivery,
+  type HarnessEndpoint,
+  type InboundDelivery,
+} from "@social-harness/client";
 import type {
   NanoClawChannelAdapter,
   NanoClawChannelDefaults,

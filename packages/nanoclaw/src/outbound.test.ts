@@ -29,23 +29,34 @@ describe("NanoClaw rows against the client's fake daemon (the recorded NanoClaw 
     await daemon.stop();
   });
 
-  const sendMetas = () => daemon.calls.filter((call) => call.name === "send_message").map((call) => call.meta?.[SEND_OPTIONS_META_KEY]);
+  const sendMetas = () =>
+    daemon.calls.filter((call) => call.name === "send_message").map((call) => call.meta?.[SEND_OPTIONS_META_KEY]);
 
   it("sends gathers, all_gathers and answers with failureDelivery inbound, and plain messages without it", async () => {
     daemon.answerSend = (args) =>
-      Promise.resolve(args.text.startsWith("{") && !args.text.includes("action") ? { operationId: `col_${"A".repeat(43)}` } : {});
+      Promise.resolve(
+        args.text.startsWith("{") && !args.text.includes("action") ? { operationId: `col_${"A".repeat(43)}` } : {},
+      );
     await host.deliverRow("agent:alice", { text: "plain" });
     await host.deliverRow("agent:alice", { text: GATHER });
     await host.deliverRow("group:alice,carol", { text: GATHER.replace('"gather"', '"all_gather"') });
     await host.deliverRow("agent:alice", { text: '{"action": "decline"}' });
-    expect(sendMetas()).toEqual([undefined, { failureDelivery: "inbound" }, { failureDelivery: "inbound" }, { failureDelivery: "inbound" }]);
+    expect(sendMetas()).toEqual([
+      undefined,
+      { failureDelivery: "inbound" },
+      { failureDelivery: "inbound" },
+      { failureDelivery: "inbound" },
+    ]);
   });
 
   it("completes an outcome-unknown send with a notice that it may have been sent", async () => {
     daemon.answerSend = () => {
       throw refuse({ reason: "outcome-unknown", detail: "the store failed after the commit" });
     };
-    expect(await host.deliverRow("agent:alice", { text: "did it go?" })).toMatchObject({ state: "delivered", attempts: 1 });
+    expect(await host.deliverRow("agent:alice", { text: "did it go?" })).toMatchObject({
+      state: "delivered",
+      attempts: 1,
+    });
     expect(host.notices("agent:alice")).toEqual([expect.stringContaining("may have been sent")]);
   });
 
@@ -53,7 +64,10 @@ describe("NanoClaw rows against the client's fake daemon (the recorded NanoClaw 
     daemon.answerSend = () => {
       throw refuse({ reason: "delivery-pending" });
     };
-    expect(await host.deliverRow("agent:alice", { text: '{"action": "decline"}' })).toMatchObject({ state: "delivered", attempts: 1 });
+    expect(await host.deliverRow("agent:alice", { text: '{"action": "decline"}' })).toMatchObject({
+      state: "delivered",
+      attempts: 1,
+    });
     expect(host.notices("agent:alice")).toEqual([expect.stringContaining("will still be delivered")]);
   });
 
@@ -62,7 +76,10 @@ describe("NanoClaw rows against the client's fake daemon (the recorded NanoClaw 
       throw refuse({ reason: "outcome-unknown" });
     };
     host.onInbound = () => Promise.reject(new Error("the session database is locked"));
-    expect(await host.deliverRow("agent:alice", { text: "did it go?" })).toMatchObject({ state: "delivered", attempts: 1 });
+    expect(await host.deliverRow("agent:alice", { text: "did it go?" })).toMatchObject({
+      state: "delivered",
+      attempts: 1,
+    });
   });
 
   it("leaves a row refused for a retryable reason to NanoClaw's retry, which ends failed", async () => {
@@ -77,14 +94,24 @@ describe("NanoClaw rows against the client's fake daemon (the recorded NanoClaw 
 
   it("completes a row the local firewall refused and hands the model its feedback", async () => {
     daemon.answerSend = () => {
-      throw refuse({ reason: "firewall-refused", checkId: mintId("check"), refusal: "refused", feedback: "No credentials." });
+      throw refuse({
+        reason: "firewall-refused",
+        checkId: mintId("check"),
+        refusal: "refused",
+        feedback: "No credentials.",
+      });
     };
-    expect(await host.deliverRow("agent:alice", { text: "password: hunter2" })).toMatchObject({ state: "delivered", attempts: 1 });
+    expect(await host.deliverRow("agent:alice", { text: "password: hunter2" })).toMatchObject({
+      state: "delivered",
+      attempts: 1,
+    });
     expect(host.notices("agent:alice")).toEqual([expect.stringContaining("No credentials.")]);
   });
 
   it("completes a row without text and says that Social Harness carries text only", async () => {
-    expect(await host.deliverRow("agent:alice", { type: "ask_question", title: "Pick one" })).toMatchObject({ state: "delivered" });
+    expect(await host.deliverRow("agent:alice", { type: "ask_question", title: "Pick one" })).toMatchObject({
+      state: "delivered",
+    });
     expect(host.notices("agent:alice")).toEqual([expect.stringContaining("text only")]);
     expect(daemon.calls.filter((call) => call.name === "send_message")).toEqual([]);
   });

@@ -25,7 +25,12 @@ export type OutboundOutcome =
   | { readonly kind: "notice"; readonly text: string; readonly completeEvenIfUnreported: boolean }
   | { readonly kind: "retry"; readonly error: Error };
 
-const FINAL_REASONS: readonly SendErrorReason[] = ["invalid-address", "unknown-agent", "membership-invalid", "content-invalid"];
+const FINAL_REASONS: readonly SendErrorReason[] = [
+  "invalid-address",
+  "unknown-agent",
+  "membership-invalid",
+  "content-invalid",
+];
 
 /** The text of a row's content: a bare string or `{text}`; undefined when it has none. */
 export function outboundText(message: NanoClawOutboundMessage): string | undefined {
@@ -55,13 +60,21 @@ function outcomeOfFailure(to: string, error: SendError | CollectiveError | Firew
         };
       }
       if (FINAL_REASONS.includes(error.reason)) {
-        return { kind: "notice", text: `Your message to ${to} was not sent (${error.message}).`, completeEvenIfUnreported: false };
+        return {
+          kind: "notice",
+          text: `Your message to ${to} was not sent (${error.message}).`,
+          completeEvenIfUnreported: false,
+        };
       }
       return { kind: "retry", error };
     // With failureDelivery "inbound" the daemon reports collective refusals through the inbox; one
     // that still fails the call was refused before it reached the daemon's operation.
     case "CollectiveError":
-      return { kind: "notice", text: `Your message to ${to} was not sent (${error.message}).`, completeEvenIfUnreported: false };
+      return {
+        kind: "notice",
+        text: `Your message to ${to} was not sent (${error.message}).`,
+        completeEvenIfUnreported: false,
+      };
     // The same text would be checked again and refused again; the feedback is for the model.
     case "FirewallSendError":
       return {
@@ -73,7 +86,11 @@ function outcomeOfFailure(to: string, error: SendError | CollectiveError | Firew
 }
 
 /** Sends one outbound row to `platformId` through `endpoint`. */
-export function sendRow(endpoint: HarnessEndpoint, platformId: string, message: NanoClawOutboundMessage): Effect.Effect<OutboundOutcome> {
+export function sendRow(
+  endpoint: HarnessEndpoint,
+  platformId: string,
+  message: NanoClawOutboundMessage,
+): Effect.Effect<OutboundOutcome> {
   const text = outboundText(message);
   if (text === undefined) {
     return Effect.succeed({

@@ -74,8 +74,7 @@ export function renderDelivery(delivery: InboundDelivery): RenderedMessage {
   switch (item.kind) {
     case "multicast": {
       const { message } = item;
-      const header =
-        message.kind === "group" ? `members of ${message.address}: ${message.members.join(", ")}\n` : "";
+      const header = message.kind === "group" ? `members of ${message.address}: ${message.members.join(", ")}\n` : "";
       return {
         platformId: message.address,
         isGroup: message.kind === "group",

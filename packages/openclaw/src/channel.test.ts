@@ -64,15 +64,17 @@ describe("the social-harness channel's sends (against the client's fake daemon)"
   });
 
   it("refuses a target outside the agent: and group: grammars, sending nothing", async () => {
-    await expect(host.action("send", { to: "+15551234", message: "hi" })).rejects.toThrow(/invalid-address.*agent:<name>/);
+    await expect(host.action("send", { to: "+15551234", message: "hi" })).rejects.toThrow(
+      /invalid-address.*agent:<name>/,
+    );
     await expect(host.action("send", { message: "hi" })).rejects.toThrow(/needs a target/);
     expect(sends()).toEqual([]);
   });
 
   it("refuses a malformed operation with the parser's message naming its fields, sending nothing", async () => {
-    await expect(host.action("send", { to: "agent:alice", message: '{"gather": "when?", "deadline": 0}' })).rejects.toThrow(
-      /content-invalid.*(deadline|requestedSchema)/,
-    );
+    await expect(
+      host.action("send", { to: "agent:alice", message: '{"gather": "when?", "deadline": 0}' }),
+    ).rejects.toThrow(/content-invalid.*(deadline|requestedSchema)/);
     expect(sends()).toEqual([]);
   });
 
@@ -84,12 +86,19 @@ describe("the social-harness channel's sends (against the client's fake daemon)"
       });
     };
     const gather = '{"gather": "eta?", "deadline": 60, "requestedSchema": {"type": "object", "properties": {}}}';
-    await expect(host.action("send", { to: "group:alice,dave", message: gather })).rejects.toThrow(/agent:dave.*unknown-agent/);
+    await expect(host.action("send", { to: "group:alice,dave", message: gather })).rejects.toThrow(
+      /agent:dave.*unknown-agent/,
+    );
   });
 
   it("returns a firewall refusal as the tool's error with its feedback", async () => {
     daemon.answerSend = () => {
-      throw refuse({ reason: "firewall-refused", checkId: UNCERTAIN.checkId, refusal: "refused", feedback: "No credentials." });
+      throw refuse({
+        reason: "firewall-refused",
+        checkId: UNCERTAIN.checkId,
+        refusal: "refused",
+        feedback: "No credentials.",
+      });
     };
     await expect(host.action("send", { to: "agent:alice", message: "password: hunter2" })).rejects.toThrow(
       /firewall-refused.*No credentials/,
@@ -102,9 +111,9 @@ describe("the social-harness channel's sends (against the client's fake daemon)"
     const { receipt } = await host.plugin.message.send.text({ cfg: host.cfg, to: "agent:alice", text: gather });
     expect(receipt.platformMessageIds).toEqual([]);
     expect(JSON.parse(String(sends()[0]!.arguments.text))).toMatchObject({ gather: "eta?", deadline: 60 });
-    await expect(host.plugin.message.send.text({ cfg: host.cfg, to: "agent:alice", text: '{"action": "maybe"}' })).rejects.toThrow(
-      /content-invalid/,
-    );
+    await expect(
+      host.plugin.message.send.text({ cfg: host.cfg, to: "agent:alice", text: '{"action": "maybe"}' }),
+    ).rejects.toThrow(/content-invalid/);
   });
 });
 
@@ -158,7 +167,15 @@ describe("the social-harness channel's inbound dispatch (against the client's fa
   it("puts the local firewall's guidance beside the message, never in its body", async () => {
     daemon.deliver(direct("launch friday?"), {
       ...UNCERTAIN,
-      instructions: [{ middlewareId: "house", ruleId: "r", expectation: "required", subjects: ["s1"], instruction: "Answer politely." }],
+      instructions: [
+        {
+          middlewareId: "house",
+          ruleId: "r",
+          expectation: "required",
+          subjects: ["s1"],
+          instruction: "Answer politely.",
+        },
+      ],
     });
     host.start();
     await expect.poll(() => host.dispatches.length, { timeout: 10_000 }).toBe(1);

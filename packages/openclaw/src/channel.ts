@@ -9,7 +9,13 @@ import { acquireHarnessEndpoint, type HarnessEndpoint } from "@social-harness/cl
 import { ACCOUNT_ID, CHANNEL_ID, readToken, resolveAccount, type Account } from "./config.js";
 import { runAccount, type Endpoints } from "./inbound.js";
 import { chatTypeOf } from "./render.js";
-import type { AgentToolResult, ChannelMessageActionContext, ChannelPlugin, OpenClawConfig, PluginRuntime } from "./sdk.js";
+import type {
+  AgentToolResult,
+  ChannelMessageActionContext,
+  ChannelPlugin,
+  OpenClawConfig,
+  PluginRuntime,
+} from "./sdk.js";
 import { isAddress, sendText, type SendOutcome } from "./send.js";
 
 const ACTIONS = ["send", "reply"] as const;
@@ -20,7 +26,11 @@ export function createChannelPlugin(runtime: () => PluginRuntime): ChannelPlugin
 
   // A send in a process without the running account (OpenClaw's CLI running an action locally)
   // opens its own endpoint for that one send.
-  const withEndpoint = (cfg: OpenClawConfig, accountId: string, use: (endpoint: HarnessEndpoint) => Effect.Effect<SendOutcome>) => {
+  const withEndpoint = (
+    cfg: OpenClawConfig,
+    accountId: string,
+    use: (endpoint: HarnessEndpoint) => Effect.Effect<SendOutcome>,
+  ) => {
     const live = endpoints.get(accountId);
     if (live !== undefined) return use(live);
     const account = resolveAccount(cfg, accountId);
@@ -28,7 +38,9 @@ export function createChannelPlugin(runtime: () => PluginRuntime): ChannelPlugin
     const token = readToken(account);
     return Effect.scoped(
       Effect.flatMap(acquireHarnessEndpoint(account.endpoint, token === undefined ? {} : { token }), use),
-    ).pipe(Effect.catchAll((error) => Effect.succeed<SendOutcome>({ ok: false, error: `not sent (${error.message})` })));
+    ).pipe(
+      Effect.catchAll((error) => Effect.succeed<SendOutcome>({ ok: false, error: `not sent (${error.message})` })),
+    );
   };
 
   const send = (cfg: OpenClawConfig, accountId: string | null | undefined, to: string, text: string) =>
@@ -38,7 +50,8 @@ export function createChannelPlugin(runtime: () => PluginRuntime): ChannelPlugin
     const { params } = ctx;
     // `reply` differs from `send` only in its target: core fills it with the current turn's
     // conversation, which is where an answer belongs.
-    const given = typeof params.to === "string" ? params.to : typeof params.target === "string" ? params.target : undefined;
+    const given =
+      typeof params.to === "string" ? params.to : typeof params.target === "string" ? params.target : undefined;
     const to = ctx.action === "reply" ? (given ?? ctx.toolContext?.currentChannelId) : given;
     const text = typeof params.message === "string" ? params.message : undefined;
     if (to === undefined) throw new Error(`${ctx.action} needs a target: agent:<name> or group:<name>,<name>,…`);

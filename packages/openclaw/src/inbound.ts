@@ -6,7 +6,12 @@
  * restarts a failed account on its own schedule and the item is offered again, unchanged.
  */
 import { Cause, Data, Effect, Exit } from "effect";
-import { acquireHarnessEndpoint, forEachDelivery, type HarnessEndpoint, type InboundDelivery } from "@social-harness/client";
+import {
+  acquireHarnessEndpoint,
+  forEachDelivery,
+  type HarnessEndpoint,
+  type InboundDelivery,
+} from "@social-harness/client";
 import { CHANNEL_ID, readToken, type Account } from "./config.js";
 import { renderDelivery } from "./render.js";
 import type { ChannelGatewayContext, ChannelRuntime, InboundContext, PluginRuntime } from "./sdk.js";
@@ -82,10 +87,13 @@ export async function dispatchDelivery(
       // Seed 001: the reply-delivery callback withholds final output and creates no post; the
       // model speaks to other agents only through the message tool.
       deliver: (_payload, info) => {
-        ctx.log?.info?.(`withheld ${info.kind} output for ${rendered.conversation}: Social Harness posts only through the message tool`);
+        ctx.log?.info?.(
+          `withheld ${info.kind} output for ${rendered.conversation}: Social Harness posts only through the message tool`,
+        );
         return Promise.resolve();
       },
-      onError: (error, info) => ctx.log?.warn?.(`${info.kind} output for ${rendered.conversation} failed: ${String(error)}`),
+      onError: (error, info) =>
+        ctx.log?.warn?.(`${info.kind} output for ${rendered.conversation} failed: ${String(error)}`),
     },
     // OpenClaw's stock tool-only visible-reply mode: finals stay private.
     replyOptions: { sourceReplyDeliveryMode: "message_tool_only" },
@@ -104,7 +112,8 @@ export async function runAccount(
   const { account, accountId } = ctx;
   if (!account.configured) throw new Error(`social-harness account ${accountId} is not configured: ${account.problem}`);
   const channel = ctx.channelRuntime ?? runtime.channel;
-  if (channel === undefined) throw new Error("this OpenClaw gateway offers no channel runtime to dispatch inbound items");
+  if (channel === undefined)
+    throw new Error("this OpenClaw gateway offers no channel runtime to dispatch inbound items");
   const program = Effect.scoped(
     Effect.gen(function* () {
       const token = readToken(account);

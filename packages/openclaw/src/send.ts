@@ -50,7 +50,9 @@ export function sendText(endpoint: HarnessEndpoint, to: string, text: string): E
     return Effect.succeed({ ok: false, error: `content-invalid: ${input.left.message}` });
   }
   return endpoint.send(input.right).pipe(
-    Effect.map((result): SendOutcome => (result.guidance === undefined ? { ok: true, to } : { ok: true, to, guidance: result.guidance })),
+    Effect.map((result): SendOutcome =>
+      result.guidance === undefined ? { ok: true, to } : { ok: true, to, guidance: result.guidance },
+    ),
     Effect.catchAll((error) => Effect.succeed<SendOutcome>({ ok: false, error: describeFailure(error) })),
   );
 }

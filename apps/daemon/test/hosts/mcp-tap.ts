@@ -78,7 +78,13 @@ export class McpTap {
       return;
     }
     const upstream = http.request(
-      { host: this.upstream.hostname, port: this.upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: this.upstream.host } },
+      {
+        host: this.upstream.hostname,
+        port: this.upstream.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: this.upstream.host },
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         if (tool === undefined) {

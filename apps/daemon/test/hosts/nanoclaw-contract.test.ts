@@ -79,7 +79,9 @@ qualifyHost({
 });
 
 const textOf = (entry: InboxItem): string =>
-  entry.item.kind === "multicast" ? (entry.item.message.content as { text?: string }[]).map((p) => p.text ?? "").join("") : "";
+  entry.item.kind === "multicast"
+    ? (entry.item.message.content as { text?: string }[]).map((p) => p.text ?? "").join("")
+    : "";
 
 describe("NanoClaw outbound rows as Social Harness sends (the recorded NanoClaw host contract)", () => {
   let net: Network;
@@ -101,8 +103,14 @@ describe("NanoClaw outbound rows as Social Harness sends (the recorded NanoClaw 
   });
 
   it("sends send_message's {text} and a bare-text row to the row's address, once each", async () => {
-    expect(await host.deliverRow("agent:alice", { text: "n-row as {text}" })).toMatchObject({ state: "delivered", attempts: 1 });
-    expect(await host.deliverRow("group:alice,bob,carol", "n-row bare")).toMatchObject({ state: "delivered", attempts: 1 });
+    expect(await host.deliverRow("agent:alice", { text: "n-row as {text}" })).toMatchObject({
+      state: "delivered",
+      attempts: 1,
+    });
+    expect(await host.deliverRow("group:alice,bob,carol", "n-row bare")).toMatchObject({
+      state: "delivered",
+      attempts: 1,
+    });
     await waitFor(net.agent("alice"), (e) => textOf(e) === "n-row as {text}");
     const [group] = await waitFor(net.agent("carol"), (e) => textOf(e) === "n-row bare");
     expect(group!.item.message).toMatchObject({ kind: "group", address: "group:alice,bob,carol", sender: "agent:bob" });
@@ -129,7 +137,10 @@ describe("NanoClaw outbound rows as Social Harness sends (the recorded NanoClaw 
       requestedSchema: { type: "object", properties: { ready: { type: "boolean" } } },
     });
     const routedBefore = host.routed.length;
-    expect(await host.deliverRow("group:alice,bob,nobody-at-all", { text: gather })).toMatchObject({ state: "delivered", attempts: 1 });
+    expect(await host.deliverRow("group:alice,bob,nobody-at-all", { text: gather })).toMatchObject({
+      state: "delivered",
+      attempts: 1,
+    });
     const failed = await eventually(
       async () => host.routed.slice(routedBefore).find((routed) => routed.message.content.text.includes("failed")),
       20_000,
@@ -151,11 +162,18 @@ describe("NanoClaw outbound rows as Social Harness sends (the recorded NanoClaw 
       "the request",
     );
     expect(request.platformId).toBe("agent:alice");
-    expect(await host.deliverRow(request.platformId, { text: '{"action":"accept","content":{"eta":7}}' })).toMatchObject({
+    expect(
+      await host.deliverRow(request.platformId, { text: '{"action":"accept","content":{"eta":7}}' }),
+    ).toMatchObject({
       state: "delivered",
     });
-    const [result] = await waitFor(net.agent("alice"), (e) => e.item.kind === "collectiveResult" && e.item.id === operationId);
-    expect(result!.item.outcomes).toEqual([{ member: "agent:bob", outcome: { kind: "answered", content: { eta: 7 } } }]);
+    const [result] = await waitFor(
+      net.agent("alice"),
+      (e) => e.item.kind === "collectiveResult" && e.item.id === operationId,
+    );
+    expect(result!.item.outcomes).toEqual([
+      { member: "agent:bob", outcome: { kind: "answered", content: { eta: 7 } } },
+    ]);
   });
 
   it("completes a delivery-pending row with a notice, and the daemon still delivers the post once", async () => {

@@ -42,7 +42,11 @@ export interface HostDriver {
   /** The host and how real it is, e.g. "OpenClaw (the recorded host contract)". */
   readonly name: string;
   /** Attaches a host to a daemon's MCP endpoint with its runtime token (also in `tokenFile`). */
-  attach(daemon: { readonly mcpUrl: string; readonly token: string; readonly tokenFile: string }): Promise<AttachedHost>;
+  attach(daemon: {
+    readonly mcpUrl: string;
+    readonly token: string;
+    readonly tokenFile: string;
+  }): Promise<AttachedHost>;
 }
 
 const CALL_TIMEOUT_MS = 30_000;
@@ -76,7 +80,11 @@ export function qualifyHost(driver: HostDriver): void {
         `${count} host callback(s) with "${text}"`,
       );
     const bobsInboxIsEmpty = () =>
-      eventually(async () => ((await readAll(net.agent("bob"))).length === 0 ? true : undefined), CALL_TIMEOUT_MS, "bob's inbox to empty");
+      eventually(
+        async () => ((await readAll(net.agent("bob"))).length === 0 ? true : undefined),
+        CALL_TIMEOUT_MS,
+        "bob's inbox to empty",
+      );
 
     beforeAll(async () => {
       net = await Network.start(["alice", "bob", "carol"], { extraArgs: ["--event-heartbeat-ms", "1000"] });
@@ -155,7 +163,11 @@ export function qualifyHost(driver: HostDriver): void {
       const first = await attach();
       const second = await driver.attach(bobsEndpoint());
       try {
-        await eventually(async () => (first.failures.length > 0 ? true : undefined), CALL_TIMEOUT_MS, "the first host to lose the inbox");
+        await eventually(
+          async () => (first.failures.length > 0 ? true : undefined),
+          CALL_TIMEOUT_MS,
+          "the first host to lose the inbox",
+        );
         expect(String(first.failures[0])).toContain("consumer-taken");
         // The first host's own restart would take the inbox back; it is stopped instead.
         await detach();
@@ -177,7 +189,11 @@ export function qualifyHost(driver: HostDriver): void {
       expect(pending).toBeDefined();
       expect(tap.acks).not.toContain(pending!.deliveryToken);
       held.release();
-      await eventually(async () => (tap.acks.includes(pending!.deliveryToken) ? true : undefined), CALL_TIMEOUT_MS, "the acknowledgment");
+      await eventually(
+        async () => (tap.acks.includes(pending!.deliveryToken) ? true : undefined),
+        CALL_TIMEOUT_MS,
+        "the acknowledgment",
+      );
       await bobsInboxIsEmpty();
       await detach();
     });
@@ -191,7 +207,9 @@ export function qualifyHost(driver: HostDriver): void {
       expect(attached.failures.length).toBeGreaterThan(failuresBefore);
       expect(retried!.bytes).toBe(failed!.bytes);
       await bobsInboxIsEmpty();
-      const tokens = tap.reads.filter((read) => read.bytes.includes("q-callback-fails")).map((read) => read.deliveryToken);
+      const tokens = tap.reads
+        .filter((read) => read.bytes.includes("q-callback-fails"))
+        .map((read) => read.deliveryToken);
       expect(new Set(tokens).size).toBe(1);
       expect(tap.acks.filter((token) => token === tokens[0])).toHaveLength(1);
       await detach();

@@ -40,7 +40,10 @@ export class ContractHost {
   }
 
   /** Delivers one `messages_out` row as NanoClaw's delivery loop does; resolves with its end state. */
-  async deliverRow(platformId: string, content: unknown): Promise<{ state: RowState; attempts: number; errors: unknown[] }> {
+  async deliverRow(
+    platformId: string,
+    content: unknown,
+  ): Promise<{ state: RowState; attempts: number; errors: unknown[] }> {
     const message: NanoClawOutboundMessage = { kind: "chat", content };
     const errors: unknown[] = [];
     for (let attempt = 1; attempt <= MAX_DELIVERY_ATTEMPTS; attempt++) {

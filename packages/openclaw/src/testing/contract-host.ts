@@ -42,7 +42,10 @@ export class ContractHost {
     this.cfg = { channels: { "social-harness": options.channel } };
     const channel: ChannelRuntime = {
       routing: {
-        resolveAgentRoute: ({ peer }) => ({ agentId: "main", sessionKey: `agent:main:social-harness:${peer.kind}:${peer.id}` }),
+        resolveAgentRoute: ({ peer }) => ({
+          agentId: "main",
+          sessionKey: `agent:main:social-harness:${peer.kind}:${peer.id}`,
+        }),
       },
       reply: {
         finalizeInboundContext: (ctx) => ({ ...ctx }),
@@ -96,7 +99,11 @@ export class ContractHost {
   }
 
   /** Calls the message tool's action as OpenClaw does, in a turn whose conversation is `current`. */
-  action(action: "send" | "reply", params: Readonly<Record<string, unknown>>, current?: string): Promise<AgentToolResult> {
+  action(
+    action: "send" | "reply",
+    params: Readonly<Record<string, unknown>>,
+    current?: string,
+  ): Promise<AgentToolResult> {
     return this.plugin.actions.handleAction({
       channel: "social-harness",
       action,

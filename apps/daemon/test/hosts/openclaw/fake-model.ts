@@ -8,9 +8,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type ModelReply =
-  | { readonly tool: Readonly<Record<string, unknown>> }
-  | { readonly text: string };
+export type ModelReply = { readonly tool: Readonly<Record<string, unknown>> } | { readonly text: string };
 
 export interface ModelRequest {
   readonly messages: readonly { readonly role: string; readonly text: string; readonly toolCalls: boolean }[];
@@ -98,7 +96,9 @@ export class FakeModel {
     let raw = "";
     for await (const chunk of req) raw += String(chunk);
     if (req.method === "GET" && req.url?.endsWith("/models")) {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: [{ id: "fake-1", object: "model" }] }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ data: [{ id: "fake-1", object: "model" }] }));
       return;
     }
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
@@ -127,14 +127,25 @@ export class FakeModel {
     const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
     if (body.stream !== true) {
       const message = "tool" in reply ? { role: "assistant", content: null, tool_calls: delta.tool_calls } : delta;
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({ id, object: "chat.completion", created, model: "fake-1", choices: [{ index: 0, message, finish_reason: finish }], usage }),
-      );
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(
+          JSON.stringify({
+            id,
+            object: "chat.completion",
+            created,
+            model: "fake-1",
+            choices: [{ index: 0, message, finish_reason: finish }],
+            usage,
+          }),
+        );
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "close" });
     const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
-      res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: "fake-1", choices, ...extra })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: "fake-1", choices, ...extra })}\n\n`,
+      );
     chunk([{ index: 0, delta, finish_reason: null }]);
     chunk([{ index: 0, delta: {}, finish_reason: finish }], { usage });
     res.end("data: [DONE]\n\n");

@@ -15,7 +15,9 @@ import { AFTER_TOOL_TEXT, FakeModel } from "./fake-model.js";
 import { Gateway } from "./gateway.js";
 
 const textOf = (entry: InboxItem): string =>
-  entry.item.kind === "multicast" ? (entry.item.message.content as { text?: string }[]).map((p) => p.text ?? "").join("") : "";
+  entry.item.kind === "multicast"
+    ? (entry.item.message.content as { text?: string }[]).map((p) => p.text ?? "").join("")
+    : "";
 
 /** A gate a model rule waits on, so a test can look at the world while a run is in flight. */
 function gate() {
@@ -53,7 +55,11 @@ describe("the real OpenClaw gateway with the social-harness plugin", () => {
   }, 60_000);
 
   const bobsInboxIsEmpty = () =>
-    eventually(async () => ((await readAll(net.agent("bob"))).length === 0 ? true : undefined), 60_000, "bob's inbox to empty");
+    eventually(
+      async () => ((await readAll(net.agent("bob"))).length === 0 ? true : undefined),
+      60_000,
+      "bob's inbox to empty",
+    );
 
   it("hands alice's direct message to the agent, and message(reply) answers her in that conversation", async () => {
     model.on("ping-direct", { tool: { action: "reply", message: "pong-direct" } });
@@ -91,8 +97,15 @@ describe("the real OpenClaw gateway with the social-harness plugin", () => {
       requestedSchema: { type: "object", properties: { eta: { type: "integer" } }, required: ["eta"] },
     });
     const { operationId } = (await net.send("alice", "agent:bob", gather)) as { operationId: string };
-    const [result] = await waitFor(net.agent("alice"), (e) => e.item.kind === "collectiveResult" && e.item.id === operationId, 1, 90_000);
-    expect(result!.item.outcomes).toEqual([{ member: "agent:bob", outcome: { kind: "answered", content: { eta: 5 } } }]);
+    const [result] = await waitFor(
+      net.agent("alice"),
+      (e) => e.item.kind === "collectiveResult" && e.item.id === operationId,
+      1,
+      90_000,
+    );
+    expect(result!.item.outcomes).toEqual([
+      { member: "agent:bob", outcome: { kind: "answered", content: { eta: 5 } } },
+    ]);
   });
 
   it("sends to an explicit target with message(send) in normal mode", async () => {
@@ -110,7 +123,9 @@ describe("the real OpenClaw gateway with the social-harness plugin", () => {
     await bobsInboxIsEmpty();
     expect(model.requestsFor("private-final").length).toBeGreaterThan(0);
     for (const name of ["alice", "carol"]) {
-      expect((await readAll(net.agent(name))).filter((e) => JSON.stringify(e.item).includes("SECRET-FINAL"))).toEqual([]);
+      expect((await readAll(net.agent(name))).filter((e) => JSON.stringify(e.item).includes("SECRET-FINAL"))).toEqual(
+        [],
+      );
     }
   });
 
@@ -119,7 +134,10 @@ describe("the real OpenClaw gateway with the social-harness plugin", () => {
     await net.send("alice", "agent:bob", "write-nobody");
     await bobsInboxIsEmpty();
     const after = await eventually(
-      async () => model.requestsFor("write-nobody").find((r) => r.messages.some((m) => m.role === "tool" && m.text.includes("unknown-agent"))),
+      async () =>
+        model
+          .requestsFor("write-nobody")
+          .find((r) => r.messages.some((m) => m.role === "tool" && m.text.includes("unknown-agent"))),
       30_000,
       "the tool error to reach the model",
     );

@@ -36,7 +36,10 @@ export function freePort(): Promise<number> {
 
 function runCli(options: GatewayOptions, env: NodeJS.ProcessEnv, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(options.host.node, [options.host.openclaw, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(options.host.node, [options.host.openclaw, ...args], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -104,9 +107,18 @@ export class Gateway {
     };
     writeFileSync(configPath, JSON.stringify(config, null, 2));
     // The channel section validates only once the plugin is known, so it is added after the install.
-    await runCli(options, env, ["plugins", "install", `npm-pack:${options.tarball}`, "--force", "--accept-capabilities"]);
+    await runCli(options, env, [
+      "plugins",
+      "install",
+      `npm-pack:${options.tarball}`,
+      "--force",
+      "--accept-capabilities",
+    ]);
     const installed = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
-    writeFileSync(configPath, JSON.stringify({ ...installed, channels: { "social-harness": options.channel } }, null, 2));
+    writeFileSync(
+      configPath,
+      JSON.stringify({ ...installed, channels: { "social-harness": options.channel } }, null, 2),
+    );
     const gateway = new Gateway(options, env, configPath, port);
     await gateway.boot();
     return gateway;
@@ -122,7 +134,9 @@ export class Gateway {
     const deadline = Date.now() + timeoutMs;
     while (!this.log().slice(from).includes(text)) {
       if (this.child?.exitCode !== null && this.child?.exitCode !== undefined) {
-        throw new Error(`the gateway exited with ${this.child.exitCode} before printing "${text}"\n${this.log().slice(-4000)}`);
+        throw new Error(
+          `the gateway exited with ${this.child.exitCode} before printing "${text}"\n${this.log().slice(-4000)}`,
+        );
       }
       if (Date.now() > deadline) throw new Error(`the gateway did not print "${text}"\n${this.log().slice(-4000)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -132,11 +146,15 @@ export class Gateway {
   /** Starts the gateway and waits until the channel account is connected to its daemon. */
   async boot(): Promise<void> {
     const from = this.log().length;
-    const child = spawn(this.options.host.node, [this.options.host.openclaw, "gateway", "run", "--port", String(this.port), "--verbose"], {
-      env: this.env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
+    const child = spawn(
+      this.options.host.node,
+      [this.options.host.openclaw, "gateway", "run", "--port", String(this.port), "--verbose"],
+      {
+        env: this.env,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      },
+    );
     this.child = child;
     child.stdout?.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
     child.stderr?.on("data", (chunk: Buffer) => (this.output += chunk.toString()));

