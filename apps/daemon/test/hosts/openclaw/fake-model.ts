@@ -127,18 +127,16 @@ export class FakeModel {
     const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
     if (body.stream !== true) {
       const message = "tool" in reply ? { role: "assistant", content: null, tool_calls: delta.tool_calls } : delta;
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            id,
-            object: "chat.completion",
-            created,
-            model: "fake-1",
-            choices: [{ index: 0, message, finish_reason: finish }],
-            usage,
-          }),
-        );
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          id,
+          object: "chat.completion",
+          created,
+          model: "fake-1",
+          choices: [{ index: 0, message, finish_reason: finish }],
+          usage,
+        }),
+      );
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "close" });
