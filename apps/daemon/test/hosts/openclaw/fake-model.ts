@@ -107,6 +107,13 @@ export class FakeModel {
     }
     const body = JSON.parse(raw) as { messages?: unknown[]; stream?: boolean };
     const reply = await this.decide(body);
+    if ("status" in reply) {
+      res.writeHead(reply.status, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({ error: { message: "the fake model refuses this request", type: "invalid_request_error" } }),
+      );
+      return;
+    }
     const created = Math.floor(Date.now() / 1000);
     const id = `chatcmpl-${this.requests.length}`;
     const delta =

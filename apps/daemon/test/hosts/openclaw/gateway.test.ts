@@ -144,6 +144,17 @@ describe("the real OpenClaw gateway with the social-harness plugin", () => {
     expect(after.messages.findLast((m) => m.role === "tool")!.text).toContain("nobody-here");
   });
 
+  it("counts a failed agent run as a completed handoff: the dispatch resolves, nothing is posted", async () => {
+    // Seed 000: callback success establishes handoff, not processing. OpenClaw's dispatch resolves
+    // after a run that failed and offers its error text as a final, which the plugin withholds.
+    model.on("model-breaks", { status: 400 });
+    await net.send("alice", "agent:bob", "model-breaks");
+    await bobsInboxIsEmpty();
+    expect(model.requestsFor("model-breaks").length).toBeGreaterThan(0);
+    expect(gateway.log()).toContain("withheld final output for agent:alice");
+    expect((await readAll(net.agent("alice"))).filter((e) => e.item.kind === "multicast")).toEqual([]);
+  });
+
   it("acknowledges an item only after the agent run it started has ended", async () => {
     const held = gate();
     const reached = gate();
