@@ -21,7 +21,8 @@ import type {
   NanoClawOutboundMessage,
 } from "./contract.js";
 import { sendRow } from "./outbound.js";
-import { CHANNEL_TYPE, DAEMON_SENDER, isGroupAddress, renderDelivery, senderIdOf } from "./render.js";
+import { CHANNEL_TYPE, DAEMON_SENDER } from "./names.js";
+import { isGroupAddress, renderDelivery, senderIdOf } from "./render.js";
 
 export interface SocialHarnessAdapterOptions {
   /** The daemon's MCP endpoint, e.g. `http://127.0.0.1:40123/mcp`. */
@@ -35,7 +36,7 @@ export interface SocialHarnessAdapterOptions {
 }
 
 /** NanoClaw's `onInbound` failed for an item; the item stays pending. */
-export class InboundRouteFailed extends Data.TaggedError("InboundRouteFailed")<{ readonly cause: unknown }> {}
+class InboundRouteFailed extends Data.TaggedError("InboundRouteFailed")<{ readonly cause: unknown }> {}
 
 /**
  * Every sender that reaches the inbox was admitted by the daemon's trust policy, and the adapter's

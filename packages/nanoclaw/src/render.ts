@@ -5,10 +5,7 @@
  * Rendering is pure but for the handoff time, so a replayed delivery renders the same text.
  */
 import type { Content, InboundDelivery, InboundItem } from "@social-harness/client";
-
-export const CHANNEL_TYPE = "social-harness";
-/** The sender of what the daemon itself says: operation results, failures, send notices. */
-export const DAEMON_SENDER = "Social Harness";
+import { CHANNEL_TYPE, DAEMON_SENDER } from "./names.js";
 
 export interface RenderedMessage {
   readonly platformId: string;
