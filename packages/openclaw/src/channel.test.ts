@@ -183,4 +183,60 @@ describe("the social-harness channel's inbound dispatch (against the client's fa
     expect(ctx!.Body).toBe("agent:alice (direct):\nlaunch friday?");
     expect(ctx!.ChannelPromptContext).toEqual([expect.stringContaining("Answer politely. (required)")]);
   });
+
+  it("renders every item kind through the dispatch, in the conversation where an answer belongs", async () => {
+    const id = `col_${"A".repeat(43)}`;
+    const schema = { type: "object", properties: { eta: { type: "integer" } }, required: ["eta"] };
+    daemon.deliver({
+      kind: "multicast",
+      message: {
+        kind: "group",
+        postId: mintId("post"),
+        address: "group:alice,bob,carol",
+        sender: "agent:carol",
+        members: ["agent:alice", "agent:bob", "agent:carol"],
+        content: [{ type: "text", text: "standup" }],
+      },
+    });
+    daemon.deliver({
+      kind: "collectiveRequest",
+      op: "all_gather",
+      id,
+      postId: mintId("post"),
+      from: "agent:alice",
+      to: "group:alice,bob,carol",
+      question: "eta?",
+      requestedSchema: schema,
+      deadlineAt: Date.UTC(2030, 0, 1),
+    });
+    daemon.deliver({
+      kind: "collectiveResult",
+      op: "gather",
+      id,
+      to: "group:carol,dave",
+      question: "ready?",
+      outcomes: [
+        { member: "agent:carol", outcome: { kind: "answered", content: { ready: true } } },
+        { member: "agent:dave", outcome: { kind: "no-answer" } },
+      ],
+    });
+    daemon.deliver({ kind: "operationFailed", id, to: "agent:dave", error: "unknown-agent: agent:dave" });
+    host.start();
+    await expect.poll(() => daemon.pending(), { timeout: 10_000 }).toEqual([]);
+    expect(host.dispatches.map((ctx) => [ctx.To, ctx.ChatType, ctx.From, ctx.GroupMembers])).toEqual([
+      ["group:alice,bob,carol", "group", "agent:carol", "agent:alice, agent:bob, agent:carol"],
+      ["group:alice,bob,carol", "group", "agent:alice", undefined],
+      ["group:carol,dave", "group", "social-harness", undefined],
+      ["agent:dave", "direct", "social-harness", undefined],
+    ]);
+    const [message, request, result, failed] = host.dispatches.map((ctx) => ctx.Body);
+    expect(message).toBe(
+      "agent:carol in group:alice,bob,carol (members: agent:alice, agent:bob, agent:carol):\nstandup",
+    );
+    expect(request).toContain("eta?");
+    expect(request).toContain(JSON.stringify(schema));
+    expect(result).toContain('- agent:carol: answered {"ready":true}');
+    expect(result).toContain("- agent:dave: no answer");
+    expect(failed).toContain("unknown-agent: agent:dave");
+  });
 });
