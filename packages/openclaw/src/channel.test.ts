@@ -91,6 +91,19 @@ describe("the social-harness channel's sends (against the client's fake daemon)"
     );
   });
 
+  it("tells the model that a pending send will still be delivered and an ambiguous one may have been sent", async () => {
+    daemon.answerSend = () => {
+      throw refuse({ reason: "delivery-pending" });
+    };
+    await expect(host.action("send", { to: "agent:alice", message: "hi" })).rejects.toThrow(
+      /^pending: it will still be delivered/,
+    );
+    daemon.answerSend = () => {
+      throw refuse({ reason: "outcome-unknown" });
+    };
+    await expect(host.action("send", { to: "agent:alice", message: "hi" })).rejects.toThrow(/^may have been sent/);
+  });
+
   it("returns a firewall refusal as the tool's error with its feedback", async () => {
     daemon.answerSend = () => {
       throw refuse({

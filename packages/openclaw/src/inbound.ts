@@ -13,7 +13,7 @@ import {
   type InboundDelivery,
 } from "@social-harness/client";
 import { CHANNEL_ID, readToken, type Account } from "./config.js";
-import { renderDelivery } from "./render.js";
+import { renderDelivery, type RenderedItem } from "./render.js";
 import type { ChannelGatewayContext, ChannelRuntime, InboundContext, PluginRuntime } from "./sdk.js";
 
 /** OpenClaw's dispatch of one item failed; the item stays pending. */
@@ -30,9 +30,8 @@ function withoutPrefix(address: string): string {
   return address.replace(/^(agent|group):/, "");
 }
 
-/** The inbound context OpenClaw's dispatch receives for one delivery. */
-export function inboundContext(delivery: InboundDelivery, accountId: string, sessionKey: string): InboundContext {
-  const item = renderDelivery(delivery);
+/** The inbound context OpenClaw's dispatch receives for one rendered delivery. */
+export function inboundContext(item: RenderedItem, accountId: string, sessionKey: string): InboundContext {
   const group =
     item.members === undefined
       ? item.chatType === "group"
@@ -79,7 +78,7 @@ export async function dispatchDelivery(
     accountId: ctx.accountId,
     peer: { kind: rendered.chatType, id: withoutPrefix(rendered.conversation) },
   });
-  const inbound = channel.reply.finalizeInboundContext(inboundContext(delivery, ctx.accountId, route.sessionKey));
+  const inbound = channel.reply.finalizeInboundContext(inboundContext(rendered, ctx.accountId, route.sessionKey));
   await channel.reply.dispatchReplyWithBufferedBlockDispatcher({
     ctx: inbound,
     cfg,

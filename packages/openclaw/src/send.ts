@@ -29,6 +29,11 @@ export function isAddress(to: string): boolean {
 function describeFailure(error: SendError | CollectiveError | FirewallSendError): string {
   switch (error._tag) {
     case "SendError":
+      // The two reasons after which the message exists, or may: a resend would send it twice.
+      if (error.reason === "delivery-pending")
+        return `pending: it will still be delivered, do not send it again (${error.message})`;
+      if (error.reason === "outcome-unknown")
+        return `may have been sent: check before sending it again (${error.message})`;
       return `not sent (${error.message})`;
     case "CollectiveError":
       return `not sent (collective-failed: ${error.message})`;
