@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 /** One project per workspace; `system` holds the tests that start real routers and daemons. */
 export default defineConfig({
@@ -22,7 +22,7 @@ export default defineConfig({
         test: {
           name: "system",
           include: ["apps/*/test/**/*.test.ts"],
-          exclude: ["apps/daemon/test/hosts/openclaw/**"],
+          exclude: [...configDefaults.exclude, "apps/daemon/test/hosts/openclaw/**"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
