@@ -108,6 +108,41 @@ describe("NanoClaw rows against the client's fake daemon (the recorded NanoClaw 
     expect(host.notices("agent:alice")).toEqual([expect.stringContaining("No credentials.")]);
   });
 
+  it("routes an inbound item with the local firewall's guidance set apart as the owner's", async () => {
+    daemon.deliver(
+      {
+        kind: "multicast",
+        message: {
+          kind: "direct",
+          postId: mintId("post"),
+          address: "agent:alice",
+          sender: "agent:alice",
+          content: [{ type: "text", text: "launch friday?" }],
+        },
+      },
+      {
+        checkId: mintId("check"),
+        subjects: [],
+        instructions: [
+          {
+            middlewareId: "house",
+            ruleId: "r",
+            expectation: "required",
+            subjects: [],
+            instruction: "Answer politely.",
+          },
+        ],
+      },
+    );
+    await expect.poll(() => daemon.pending(), { timeout: 10_000 }).toEqual([]);
+    const [routed] = host.routed;
+    expect(routed!.platformId).toBe("agent:alice");
+    expect(routed!.message.content).toMatchObject({ sender: "agent:alice", senderId: "social-harness:agent:alice" });
+    expect(routed!.message.content.text).toMatch(
+      /^launch friday\?\n\n\(Your owner's local message firewall adds.*\n- Answer politely\.\)$/s,
+    );
+  });
+
   it("completes a row without text and says that Social Harness carries text only", async () => {
     expect(await host.deliverRow("agent:alice", { type: "ask_question", title: "Pick one" })).toMatchObject({
       state: "delivered",

@@ -4,7 +4,7 @@
  * sender and membership come from the certified item, never from NanoClaw's own directories.
  * Rendering is pure but for the handoff time, so a replayed delivery renders the same text.
  */
-import type { Content, InboundDelivery, InboundItem } from "@social-harness/client";
+import type { Content, InboundDelivery, InboundItem, LocalGuidance } from "@social-harness/client";
 import { CHANNEL_TYPE, DAEMON_SENDER } from "./names.js";
 
 export interface RenderedMessage {
@@ -64,10 +64,22 @@ function bodyOf(item: InboundItem): string {
   }
 }
 
+// The local firewall's guidance is the owner's context, set apart from the peer's words.
+function guidanceOf(guidance: LocalGuidance | undefined): string {
+  if (guidance === undefined) return "";
+  const checks = "answers" in guidance ? [guidance.question, ...guidance.answers] : [guidance];
+  const lines = checks
+    .flatMap((check) => check?.instructions ?? [])
+    .map((instruction) => `- ${instruction.instruction}`);
+  return lines.length === 0
+    ? ""
+    : `\n\n(Your owner's local message firewall adds, and this is not part of the message:\n${lines.join("\n")})`;
+}
+
 /** Renders one delivery as the message NanoClaw routes into the conversation's session. */
 export function renderDelivery(delivery: InboundDelivery): RenderedMessage {
   const { item } = delivery;
-  const body = bodyOf(item);
+  const body = `${bodyOf(item)}${guidanceOf(delivery.guidance)}`;
   switch (item.kind) {
     case "multicast": {
       const { message } = item;
