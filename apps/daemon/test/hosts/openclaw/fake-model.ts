@@ -8,7 +8,11 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type ModelReply = { readonly tool: Readonly<Record<string, unknown>> } | { readonly text: string };
+export type ModelReply =
+  | { readonly tool: Readonly<Record<string, unknown>> }
+  | { readonly text: string }
+  /** The provider refuses the request with this HTTP status. */
+  | { readonly status: number };
 
 export interface ModelRequest {
   readonly messages: readonly { readonly role: string; readonly text: string; readonly toolCalls: boolean }[];
