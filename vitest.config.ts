@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 /** One project per workspace; `system` holds the tests that start real routers and daemons. */
 export default defineConfig({
@@ -22,8 +22,23 @@ export default defineConfig({
         test: {
           name: "system",
           include: ["apps/*/test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "apps/daemon/test/hosts/openclaw/**"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      { test: { name: "openclaw", include: ["packages/openclaw/src/**/*.test.ts"] } },
+      { test: { name: "nanoclaw", include: ["packages/nanoclaw/src/**/*.test.ts"] } },
+      {
+        // The real OpenClaw gateway: its global setup installs Node 24 and openclaw from the npm
+        // registry into a cache folder (never into the workspace) and packs the plugin.
+        test: {
+          name: "openclaw-gateway",
+          include: ["apps/daemon/test/hosts/openclaw/**/*.test.ts"],
+          globalSetup: ["apps/daemon/test/hosts/openclaw/global-setup.ts"],
+          testTimeout: 240_000,
+          hookTimeout: 600_000,
           fileParallelism: false,
         },
       },

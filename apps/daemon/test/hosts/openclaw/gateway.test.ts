@@ -1,0 +1,201 @@
+/**
+ * The real OpenClaw gateway (openclaw 2026.9.6 on Node 24, installed from the npm registry into a
+ * cache folder) with the plugin installed from its npm-pack tarball, a scripted fake model, a
+ * router and three daemons as real processes. bob is the OpenClaw agent; alice and carol speak
+ * MCP. Seeds 000 "Native host attention", "Delivery handoff" and 001 "Stock host projection",
+ * "Failures and tests": real-host qualification in OpenClaw's normal mode.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { eventually } from "../../harness/mcp.js";
+import { Network, readAll, waitFor, type InboxItem } from "../../harness/network.js";
+import { AFTER_TOOL_TEXT, FakeModel } from "./fake-model.js";
+import { Gateway } from "./gateway.js";
+
+const textOf = (entry: InboxItem): string =>
+  entry.item.kind === "multicast"
+    ? (entry.item.message.content as { text?: string }[]).map((p) => p.text ?? "").join("")
+    : "";
+
+/** A gate a model rule waits on, so a test can look at the world while a run is in flight. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+describe("the real OpenClaw gateway with the social-harness plugin", () => {
+  let net: Network;
+  let model: FakeModel;
+  let gateway: Gateway;
+  let dir: string;
+
+  beforeAll(async () => {
+    net = await Network.start(["alice", "bob", "carol"]);
+    model = new FakeModel();
+    await model.start();
+    dir = mkdtempSync(path.join(tmpdir(), "sh-openclaw-"));
+    const bob = net.agent("bob").daemon;
+    gateway = await Gateway.start({
+      host: inject("openclawHost"),
+      tarball: inject("openclawPluginTarball"),
+      dir,
+      modelBaseUrl: model.baseUrl,
+      channel: { endpoint: bob.mcpUrl, tokenFile: path.join(bob.dataDir, "runtime.token") },
+    });
+  }, 420_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await model?.stop();
+    await net?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  const bobsInboxIsEmpty = () =>
+    eventually(
+      async () => ((await readAll(net.agent("bob"))).length === 0 ? true : undefined),
+      60_000,
+      "bob's inbox to empty",
+    );
+
+  it("hands alice's direct message to the agent, and message(reply) answers her in that conversation", async () => {
+    model.on("ping-direct", { tool: { action: "reply", message: "pong-direct" } });
+    await net.send("alice", "agent:bob", "ping-direct");
+    const [answer] = await waitFor(net.agent("alice"), (e) => textOf(e) === "pong-direct", 1, 90_000);
+    expect(answer!.item.message).toMatchObject({ kind: "direct", address: "agent:bob", sender: "agent:bob" });
+    const [turn] = model.requestsFor("ping-direct");
+    expect(turn!.prompt).toContain("agent:alice");
+    await bobsInboxIsEmpty();
+  });
+
+  it("hands a group message with its sender and full membership, and the reply goes to the whole group", async () => {
+    model.on("ping-group", { tool: { action: "reply", message: "pong-group" } });
+    await net.send("alice", "group:bob,carol", "ping-group");
+    for (const name of ["alice", "carol"]) {
+      const [answer] = await waitFor(net.agent(name), (e) => textOf(e) === "pong-group", 1, 90_000);
+      expect(answer!.item.message).toMatchObject({
+        kind: "group",
+        address: "group:alice,bob,carol",
+        sender: "agent:bob",
+        members: ["agent:alice", "agent:bob", "agent:carol"],
+      });
+    }
+    const [turn] = model.requestsFor("ping-group");
+    expect(turn!.prompt).toContain("agent:alice");
+    expect(JSON.stringify(turn!.messages)).toContain("agent:carol");
+    await bobsInboxIsEmpty();
+  });
+
+  it("answers alice's gather through message(reply), and alice's result counts bob's answer", async () => {
+    model.on("minutes-to-arrive", { tool: { action: "reply", message: '{"action":"accept","content":{"eta":5}}' } });
+    const gather = JSON.stringify({
+      gather: "minutes-to-arrive?",
+      deadline: 120,
+      requestedSchema: { type: "object", properties: { eta: { type: "integer" } }, required: ["eta"] },
+    });
+    const { operationId } = (await net.send("alice", "agent:bob", gather)) as { operationId: string };
+    const [result] = await waitFor(
+      net.agent("alice"),
+      (e) => e.item.kind === "collectiveResult" && e.item.id === operationId,
+      1,
+      90_000,
+    );
+    expect(result!.item.outcomes).toEqual([
+      { member: "agent:bob", outcome: { kind: "answered", content: { eta: 5 } } },
+    ]);
+  });
+
+  it("sends to an explicit target with message(send) in normal mode", async () => {
+    model.on("tell-carol", { tool: { action: "send", target: "agent:carol", message: "hello carol, from bob" } });
+    await net.send("alice", "agent:bob", "tell-carol");
+    const [sent] = await waitFor(net.agent("carol"), (e) => textOf(e) === "hello carol, from bob", 1, 90_000);
+    expect(sent!.item.message).toMatchObject({ kind: "direct", address: "agent:bob", sender: "agent:bob" });
+    await bobsInboxIsEmpty();
+    expect((await readAll(net.agent("alice"))).filter((e) => textOf(e).includes("hello carol"))).toEqual([]);
+  });
+
+  it("keeps final text private: a final answer without the message tool posts nothing", async () => {
+    model.on("private-final", { text: "SECRET-FINAL-TEXT" });
+    await net.send("alice", "agent:bob", "private-final");
+    await bobsInboxIsEmpty();
+    expect(model.requestsFor("private-final").length).toBeGreaterThan(0);
+    for (const name of ["alice", "carol"]) {
+      expect((await readAll(net.agent(name))).filter((e) => JSON.stringify(e.item).includes("SECRET-FINAL"))).toEqual(
+        [],
+      );
+    }
+  });
+
+  it("returns a refused send to the model as the tool's error, naming the reason", async () => {
+    model.on("write-nobody", { tool: { action: "send", target: "agent:nobody-here", message: "hello?" } });
+    await net.send("alice", "agent:bob", "write-nobody");
+    await bobsInboxIsEmpty();
+    const after = await eventually(
+      async () =>
+        model
+          .requestsFor("write-nobody")
+          .find((r) => r.messages.some((m) => m.role === "tool" && m.text.includes("unknown-agent"))),
+      30_000,
+      "the tool error to reach the model",
+    );
+    expect(after.messages.findLast((m) => m.role === "tool")!.text).toContain("nobody-here");
+  });
+
+  it("counts a failed agent run as a completed handoff: the dispatch resolves, nothing is posted", async () => {
+    // Seed 000: callback success establishes handoff, not processing. OpenClaw's dispatch resolves
+    // after a run that failed and offers its error text as a final, which the plugin withholds.
+    model.on("model-breaks", { status: 400 });
+    const alicesBefore = (await readAll(net.agent("alice"))).length;
+    const logFrom = gateway.log().length;
+    await net.send("alice", "agent:bob", "model-breaks");
+    await bobsInboxIsEmpty();
+    expect(model.requestsFor("model-breaks").length).toBeGreaterThan(0);
+    expect(gateway.log().slice(logFrom)).toContain("withheld final output for agent:alice");
+    expect(await readAll(net.agent("alice"))).toHaveLength(alicesBefore);
+  });
+
+  it("acknowledges an item only after the agent run it started has ended", async () => {
+    const held = gate();
+    const reached = gate();
+    model.on("slow-turn", async () => {
+      reached.open();
+      await held.opened;
+      return { text: AFTER_TOOL_TEXT };
+    });
+    await net.send("alice", "agent:bob", "slow-turn");
+    await reached.opened;
+    const during = await readAll(net.agent("bob"));
+    expect(during.map(textOf)).toEqual(["slow-turn"]);
+    held.open();
+    await bobsInboxIsEmpty();
+  });
+
+  it("replays the same delivery, token and payload, to a gateway that crashed before acknowledging", async () => {
+    const reached = gate();
+    model.on("crash-turn", () => {
+      reached.open();
+      return new Promise(() => undefined);
+    });
+    await net.send("alice", "agent:bob", "crash-turn");
+    await reached.opened;
+    const [before] = await readAll(net.agent("bob"));
+    await gateway.crash();
+    const [afterCrash] = await readAll(net.agent("bob"));
+    expect(JSON.stringify(afterCrash)).toBe(JSON.stringify(before));
+    const promptsBefore = model.requestsFor("crash-turn").length;
+    model.on("crash-turn", { tool: { action: "reply", message: "back again" } });
+    await gateway.boot();
+    await waitFor(net.agent("alice"), (e) => textOf(e) === "back again", 1, 120_000);
+    const replayed = model.requestsFor("crash-turn").slice(promptsBefore);
+    // The host's prompt carries its own clock and session lines; the delivered item is the same.
+    for (const turn of [model.requestsFor("crash-turn")[0]!, replayed[0]!]) {
+      expect(turn.prompt).toContain("agent:alice (direct):\ncrash-turn");
+    }
+    const [stillPending] = await readAll(net.agent("bob"));
+    expect(stillPending).toBeUndefined();
+    expect(before!.item.message.content[0].text).toBe("crash-turn");
+  });
+});
