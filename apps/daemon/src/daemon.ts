@@ -50,6 +50,8 @@ export interface DaemonConfig {
   readonly allowLocalCallbacks?: boolean;
   /** Webhook retry and suspension times; tests shorten them (the attempt count stays 100). */
   readonly webhookSchedule?: Partial<Omit<DeliverySchedule, "suspendAttempts">>;
+  /** `--registration-token`: presented to a router that admits new names by token. */
+  readonly registrationToken?: string;
 }
 
 export interface RunningDaemon {
@@ -81,6 +83,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     key: credentials.key,
     log,
     requestTimeoutMs: config.routerTimeoutMs ?? 15_000,
+    registrationToken: config.registrationToken,
     handlers: {
       checkRouterKey: (key) => history.checkRouterKey(key),
       onReady: () => {
@@ -192,6 +195,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     history,
     subscriptions,
     linkState: () => link.state,
+    linkRefusal: () => link.refusal,
   };
   const trpc = createHTTPHandler({
     router: appRouter,
@@ -207,7 +211,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     {
       mcp: (req, res) => mcp.handle(req, res),
       trpc,
-      health: () => ({ ok: true, link: link.state }),
+      health: () => ({ ok: true, link: link.state, ...(link.refusal === undefined ? {} : { refusal: link.refusal }) }),
     },
     log,
   );

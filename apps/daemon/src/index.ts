@@ -3,3 +3,4 @@ export { startDaemon, type DaemonConfig, type RunningDaemon } from "./daemon.js"
 export type { TrustPolicy } from "./trust/trust.service.js";
 export type { AppRouter } from "./owner/app-router.js";
 export { readHistoryFile } from "./history/history-file.js";
+export { loadIdentityKey } from "./identity/identity.js";

@@ -9,6 +9,7 @@ export const appRouter = router({
   status: ownerProcedure.query(async ({ ctx }) => ({
     name: ctx.services.name,
     link: ctx.services.linkState(),
+    linkRefusal: ctx.services.linkRefusal() ?? null,
     pendingCount: await ctx.services.inbox.pendingCount(),
     trustPolicy: ctx.services.trust.policy,
   })),

@@ -26,13 +26,7 @@ import type { Logger } from "pino";
 import { relaxedTransaction, type DaemonStore } from "../db/database.js";
 import type { History } from "../history/history.service.js";
 import { findConversation, findHead } from "../history/history.store.js";
-import {
-  LinkLost,
-  LinkUnavailable,
-  type LinkState,
-  type ProposalAnswer,
-  type RouterLink,
-} from "../router-link/router-link.js";
+import { LinkLost, LinkUnavailable, type ProposalAnswer, type RouterLink } from "../router-link/router-link.js";
 import { bindIntent, boundIntents, settleIntent, type IntentRow } from "./intents.store.js";
 import { SendError } from "./send-error.js";
 
@@ -55,10 +49,15 @@ export interface PostsDeps {
 
 const MAX_HEAD_RETRIES = 64;
 
-function linkFailure(state: Exclude<LinkState, "ready">): SendError {
+function linkFailure({ state, refusal }: LinkUnavailable): SendError {
   switch (state) {
     case "not-registered":
-      return new SendError("not-registered", "the router refused this agent's identity");
+      return new SendError(
+        "not-registered",
+        refusal === undefined
+          ? "the router refused this agent's identity"
+          : `the router refused this agent (${refusal.admission ?? refusal.reason}): ${refusal.detail}`,
+      );
     case "version-mismatch":
       return new SendError("version-mismatch", "the router speaks another protocol version");
     case "router-untrusted":
@@ -83,6 +82,7 @@ function refusalReason(answer: Extract<ProposalAnswer, { t: "refused" }>): SendE
     case "version-mismatch":
       return "version-mismatch";
     case "name-taken":
+    case "not-admitted":
     case "not-authenticated":
     case "invalid-key":
       return "not-registered";
@@ -125,7 +125,7 @@ export class Posts {
     try {
       await this.deps.link.ready();
     } catch (error) {
-      if (error instanceof LinkUnavailable) throw linkFailure(error.state);
+      if (error instanceof LinkUnavailable) throw linkFailure(error);
       throw error;
     }
   }
@@ -136,7 +136,7 @@ export class Posts {
     try {
       keys = await this.deps.history.keysFor(names);
     } catch (error) {
-      if (error instanceof LinkUnavailable) throw linkFailure(error.state);
+      if (error instanceof LinkUnavailable) throw linkFailure(error);
       if (error instanceof LinkLost)
         throw new SendError("network-unavailable", "the router did not answer the resolution");
       throw error;
@@ -184,7 +184,7 @@ export class Posts {
     try {
       answer = await this.deps.link.openGroup(bytes, this.deps.key.sign(actionMessage(bytes)));
     } catch (error) {
-      if (error instanceof LinkUnavailable) throw linkFailure(error.state);
+      if (error instanceof LinkUnavailable) throw linkFailure(error);
       if (error instanceof LinkLost)
         throw new SendError("certification-unavailable", "the group's genesis was not certified in time");
       throw error;
