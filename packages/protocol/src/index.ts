@@ -214,4 +214,9 @@ export {
   type PublicKeyCheck,
   type SigningKey,
 } from "./signatures.js";
-export { HistoryExportRecordSchema, type HistoryExportRecord } from "./history-export.js";
+export {
+  HistoryExportRecordSchema,
+  HistoryKeysSchema,
+  type HistoryExportRecord,
+  type HistoryKeys,
+} from "./history-export.js";
