@@ -97,7 +97,9 @@ export function auditConversation(
   for (const seq of seqs) {
     const record = bySeq.get(seq)!;
     const predecessor = bySeq.get(seq - 1);
-    const read = readRecord(record.bytes);
+    // Decoded again only when needed: verifying decodes the bytes itself.
+    const read = () => readRecord(record.bytes);
+    const decoded = predecessor === undefined ? read() : undefined;
     const verified = verifyRecordFrame(
       {
         t: "record",
@@ -112,8 +114,7 @@ export function auditConversation(
         routerKey: keys.router,
         keys: keys.agents,
         // A missing predecessor is reported once, above; the link is then taken as the record says.
-        prevHash:
-          predecessor === undefined ? (read.ok ? (read.record.prev ?? undefined) : undefined) : predecessor.hash,
+        prevHash: predecessor?.hash ?? (decoded?.ok === true ? (decoded.record.prev ?? undefined) : undefined),
         members,
       },
     );
@@ -126,7 +127,10 @@ export function auditConversation(
       const shown = shownDifferences(verified.record, record.shown);
       if (shown.length > 0) faults.push({ seq, problem: `shown ${shown.join(", ")} differ from the signed record` });
     }
-    if (seq === 1) members = verified.ok ? verified.members : read.ok ? read.record.members : undefined;
+    if (seq === 1) {
+      const fallback = verified.ok ? undefined : read();
+      members = verified.ok ? verified.members : fallback?.ok === true ? fallback.record.members : undefined;
+    }
   }
   if (state !== undefined) {
     const expected = members ?? membersOfConversation(conv);
