@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { DAEMON_OPTIONS, ROUTER_OPTIONS } from "@social-harness/cli";
+import { DAEMON_OPTIONS, ROUTER_OPTIONS, TOKEN_OPTIONS } from "@social-harness/cli";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 
@@ -10,7 +10,10 @@ const here = path.dirname(new URL(import.meta.url).pathname);
 interface Service {
   image?: string;
   build?: { context: string; dockerfile: string };
+  entrypoint?: string[];
   command?: string[];
+  volumes?: string[];
+  depends_on?: Record<string, { condition: string }>;
 }
 
 const compose = parse(readFileSync(path.join(here, "compose.yaml"), "utf8")) as { services: Record<string, Service> };
@@ -22,7 +25,7 @@ function dockerfileOf(service: Service): string {
 
 describe("docker/compose.yaml", () => {
   it("builds every service of ours from a Dockerfile in docker/", () => {
-    expect(ours.map(([name]) => name).sort()).toEqual(["alice", "bob", "carol", "console", "router"]);
+    expect(ours.map(([name]) => name).sort()).toEqual(["alice", "bob", "carol", "console", "router", "tokens"]);
     for (const [, service] of ours)
       expect(existsSync(path.join(here, service.build!.context, service.build!.dockerfile))).toBe(true);
   });
@@ -34,6 +37,26 @@ describe("docker/compose.yaml", () => {
     expect(command).toBe("router");
     const { values } = parseArgs({ args, options: ROUTER_OPTIONS, strict: true });
     expect(values.database).toMatch(/^postgres:\/\/.*@postgres:5432\//);
+    // It listens beyond loopback, where a router must be told who may register.
+    expect(values.listen).toBe("0.0.0.0:7700");
+    expect(values.admission).toBe("token");
+  });
+
+  it("issues each daemon, once, a registration token for its name in the router's database", () => {
+    const service = compose.services.tokens!;
+    expect(service.entrypoint).toEqual(["/bin/sh", "-c"]);
+    const script = service.command![0]!;
+    const issue = /social-harness router token create (.*?) \|\| exit 1;/.exec(script);
+    expect(script).toMatch(/^for agent in alice bob carol; do \[ -f \/tokens\/\$\$agent\.token \] \|\|/);
+    const router = parseArgs({
+      args: compose.services.router!.command!.slice(1),
+      options: ROUTER_OPTIONS,
+      strict: true,
+    });
+    const args = issue![1]!.replaceAll("$$agent", "bob").split(" ");
+    const { values } = parseArgs({ args, options: TOKEN_OPTIONS, strict: true });
+    expect(values).toMatchObject({ database: router.values.database, name: "bob", out: "/tokens/bob.token" });
+    expect(service.volumes).toEqual(["tokens:/tokens"]);
   });
 
   it("runs each agent's daemon with options the daemon command accepts", () => {
@@ -45,6 +68,9 @@ describe("docker/compose.yaml", () => {
       const { values } = parseArgs({ args, options: DAEMON_OPTIONS, strict: true });
       expect(values.name).toBe(name);
       expect(values.router).toBe("ws://router:7700");
+      expect(values["registration-token"]).toBe(`/tokens/${name}.token`);
+      expect(service.volumes).toContain("tokens:/tokens:ro");
+      expect(service.depends_on?.tokens).toEqual({ condition: "service_completed_successfully" });
     }
   });
 

@@ -20,7 +20,9 @@ RUN npx tsc -b packages/cli/tsconfig.build.json \
 FROM node:20-bookworm-slim
 WORKDIR /app
 COPY --from=build /src /app
-RUN ln -s /app/packages/cli/bin/social-harness.js /usr/local/bin/social-harness
+# Named volumes start as a copy of these directories, so they belong to the node user.
+RUN ln -s /app/packages/cli/bin/social-harness.js /usr/local/bin/social-harness \
+  && mkdir -p /data && chown node:node /data
 USER node
 VOLUME /data
 EXPOSE 8080

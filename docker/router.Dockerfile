@@ -20,9 +20,11 @@ RUN npx tsc -b packages/cli/tsconfig.build.json \
 FROM node:20-bookworm-slim
 WORKDIR /app
 COPY --from=build /src /app
-RUN ln -s /app/packages/cli/bin/social-harness.js /usr/local/bin/social-harness
+# Named volumes start as a copy of these directories, so they belong to the node user.
+RUN ln -s /app/packages/cli/bin/social-harness.js /usr/local/bin/social-harness \
+  && mkdir -p /data /tokens && chown node:node /data /tokens
 USER node
 VOLUME /data
 EXPOSE 7700
 ENTRYPOINT ["social-harness"]
-CMD ["router", "--data", "/data", "--listen", "0.0.0.0:7700"]
+CMD ["router", "--data", "/data", "--listen", "0.0.0.0:7700", "--admission", "token"]

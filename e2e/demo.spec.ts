@@ -1,14 +1,14 @@
 /**
  * `npm start` as a user runs it: `social-harness demo` brings up a router, alice, bob, carol and
  * the console on loopback; the printed login link signs a browser in; a message alice sends shows
- * in bob's inbox; Ctrl-C stops every process; a second start reuses the data directory, so
- * identities and the pending item survive.
+ * in bob's inbox; its router admits only the daemons it issued tokens to; Ctrl-C stops every
+ * process; a second start reuses the data directory, so identities and the pending item survive.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { connect, tool } from "../apps/daemon/test/harness/mcp.js";
-import { removeDirs, tempDir } from "../apps/daemon/test/harness/processes.js";
+import { DaemonProcess, removeDirs, tempDir } from "../apps/daemon/test/harness/processes.js";
 import { spawnServer, type ServerProcess } from "@social-harness/cli";
 
 const CLI = path.resolve(import.meta.dirname, "../packages/cli/bin/social-harness.js");
@@ -37,6 +37,18 @@ test("npm start runs the whole network, stops on Ctrl-C and keeps its data", asy
     const mcp = await connect(alice.mcp, readFileSync(alice.runtimeTokenFile, "utf8").trim());
     expect(await tool(mcp.client, "send_message", { to: "agent:bob", text: "hello from the demo" })).toEqual({});
     await mcp.close();
+
+    // The demo's router admits new names by token, and only its own daemons hold one.
+    const strangerDir = tempDir("stranger");
+    const stranger = await DaemonProcess.start({ name: "mallory", router: first.line.router, dataDir: strangerDir });
+    try {
+      await expect
+        .poll(async () => (await fetch(stranger.mcpUrl.replace(/\/mcp$/, "/healthz"))).json())
+        .toMatchObject({ link: "not-registered", refusal: { admission: "token-required" } });
+    } finally {
+      await stranger.stop();
+      removeDirs(strangerDir);
+    }
 
     await page.goto(first.line.console);
     for (const name of ["alice", "bob", "carol"]) await expect(page.getByTestId(`daemon-card-${name}`)).toBeVisible();

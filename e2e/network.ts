@@ -44,6 +44,8 @@ const CAROL_ARGS = [
 export interface ConsoleServer {
   readonly url: string;
   readonly loginUrl: string;
+  /** The secret its session cookies are signed with (for tests that forge or expire one). */
+  readonly sessionSecret: string;
   readonly output: () => string;
 }
 
@@ -75,6 +77,7 @@ async function startConsole(network: Network): Promise<{ server: ConsoleServer; 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const loginToken = randomBytes(32).toString("base64url");
+  const sessionSecret = randomBytes(32).toString("base64url");
   const daemons = [network.alice, network.bob, network.carol, network.dave].map((daemon) => ({
     name: daemon.name,
     url: daemon.trpcUrl.replace(/\/trpc$/, ""),
@@ -88,7 +91,7 @@ async function startConsole(network: Network): Promise<{ server: ConsoleServer; 
       NEXT_TELEMETRY_DISABLED: "1",
       SOCIAL_HARNESS_CONSOLE_DAEMONS: JSON.stringify(daemons),
       SOCIAL_HARNESS_CONSOLE_LOGIN_TOKEN: loginToken,
-      SOCIAL_HARNESS_CONSOLE_SECRET: randomBytes(32).toString("base64url"),
+      SOCIAL_HARNESS_CONSOLE_SECRET: sessionSecret,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -112,7 +115,10 @@ async function startConsole(network: Network): Promise<{ server: ConsoleServer; 
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { server: { url, loginUrl: `${url}/login?token=${loginToken}`, output: () => output }, stop };
+  return {
+    server: { url, loginUrl: `${url}/login?token=${loginToken}`, sessionSecret, output: () => output },
+    stop,
+  };
 }
 
 /** `test` with the `network` (per worker) and `consoleServer` (per test) fixtures. */

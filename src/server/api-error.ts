@@ -6,10 +6,12 @@
 import "server-only";
 
 /** Why the console, not the daemon, refused an API call. */
-export type ApiErrorCode = "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BAD_GATEWAY";
+export type ApiErrorCode = "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BAD_GATEWAY";
 
 function wireCodes(code: ApiErrorCode): { readonly status: number; readonly rpc: number } {
   switch (code) {
+    case "BAD_REQUEST":
+      return { status: 400, rpc: -32600 };
     case "UNAUTHORIZED":
       return { status: 401, rpc: -32001 };
     case "FORBIDDEN":

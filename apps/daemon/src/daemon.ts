@@ -66,6 +66,8 @@ export interface DaemonConfig {
   readonly firewallPolicyFile?: string;
   /** How many inbound firewall checks run at once (default 4). */
   readonly firewallWorkers?: number;
+  /** `--registration-token`: presented to a router that admits new names by token. */
+  readonly registrationToken?: string;
 }
 
 export interface RunningDaemon {
@@ -103,6 +105,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     routerKey,
     log,
     requestTimeoutMs: config.routerTimeoutMs ?? 15_000,
+    registrationToken: config.registrationToken,
   });
   const peerKeys = new PeerKeys(store.db, (names) => link.resolve(names));
   const posts = new Posts({
@@ -216,6 +219,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     history,
     subscriptions,
     linkState: () => link.state,
+    linkRefusal: () => link.refusal,
   };
   const trpc = createHTTPHandler({
     router: appRouter,
@@ -231,7 +235,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     {
       mcp: (req, res) => mcp.handle(req, res),
       trpc,
-      health: () => ({ ok: true, link: link.state }),
+      health: () => ({ ok: true, link: link.state, ...(link.refusal === undefined ? {} : { refusal: link.refusal }) }),
     },
     log,
   );

@@ -4,3 +4,21 @@ export type { TrustPolicy } from "./trust/trust.service.js";
 export type { AppRouter } from "./owner/app-router.js";
 export { readHistoryFile } from "./history/history-file.js";
 export { FAULT_POINTS, type FaultPoint } from "./faults/faults.js";
+
+export { loadIdentityKey } from "./identity/identity.js";
+export {
+  auditConversation,
+  auditHistory,
+  type AuditFault,
+  type AuditKeys,
+  type AuditRecord,
+  type ConversationVerdict,
+} from "./history/history-audit.js";
+export {
+  openDataDirHistory,
+  readExportFile,
+  readHistoryKeys,
+  readKeysFile,
+  type DataDirHistory,
+  type UnreadableLine,
+} from "./history/history-audit-sources.js";

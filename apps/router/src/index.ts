@@ -1,2 +1,4 @@
 /** @social-harness/router: the router service, for the command line and for tests. */
 export { startRouter, type RouterOptions, type RunningRouter } from "./router.js";
+export { ADMISSION_MODES, isLoopbackHost, type Admission, type AdmissionMode } from "./registry/admission.js";
+export { createRegistrationToken, type IssuedToken, type TokenOptions } from "./tokens.js";

@@ -13,6 +13,8 @@ import { AppendBatcher, RecentRecords, type AppendContext } from "./conversation
 import { GenesisCoordinator } from "./conversations/genesis.service.js";
 import { openRouterStore } from "./db/database.js";
 import { LinkServer } from "./link/link-server.js";
+import { chooseAdmission, loadAllowedKeys, type Admission } from "./registry/admission.js";
+import { Registrar } from "./registry/registration.service.js";
 import { loadRouterSeed } from "./registry/registry.store.js";
 
 export interface RouterOptions {
@@ -23,18 +25,24 @@ export interface RouterOptions {
   readonly database?: string;
   readonly log: Logger;
   readonly cosignTimeoutMs?: number;
+  /** Who may register a new name; required unless the router listens on loopback (then open). */
+  readonly admission?: Admission;
 }
 
 export interface RunningRouter {
   /** ws://host:port of the link endpoint. */
   readonly url: string;
   readonly publicKey: Uint8Array;
+  readonly admission: Admission;
   close(): Promise<void>;
 }
 
 const SWEEP_INTERVAL_MS = 10_000;
 
 export async function startRouter(options: RouterOptions): Promise<RunningRouter> {
+  const admission = chooseAdmission(options.host, options.admission);
+  // A broken allowed-keys file fails the start, not the first registration.
+  if (admission.mode === "keys") loadAllowedKeys(admission.allowedKeysFile);
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const store = await openRouterStore({
     database: options.database,
@@ -63,7 +71,8 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
       .writeHead(426, { "content-type": "text/plain" })
       .end("this is a Social Harness router: link with a WebSocket\n");
   });
-  const links = new LinkServer(http, { ...ctx, appends, genesis, log: options.log });
+  const registrar = new Registrar({ db: store.db, admission, log: options.log, now: ctx.now });
+  const links = new LinkServer(http, { ...ctx, appends, genesis, registrar, log: options.log });
   // Several routers share PostgreSQL: a periodic sweep catches any notification a bus lost.
   const sweep =
     store.postgres === undefined
@@ -82,6 +91,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   return {
     url: `ws://${host}:${port}`,
     publicKey: routerKey.publicKey,
+    admission,
     async close() {
       if (sweep !== undefined) clearInterval(sweep);
       await links.close();

@@ -1,16 +1,22 @@
 /**
  * `social-harness <command>`: the one command line of Social Harness (SPEC §13).
- *   router   run a router            daemon   run an agent's daemon
- *   demo     run a local network     history  export a daemon's certified history
+ *   router   run a router, or issue its registration tokens
+ *   daemon   run an agent's daemon   identity print a daemon's public key
+ *   demo     run a local network     history  export or verify a daemon's certified history
  */
 import { runDaemonCommand } from "./daemon-command.js";
 import { runRouterCommand } from "./router-command.js";
 
 const USAGE = `usage:
   social-harness router --data <dir> [--listen 127.0.0.1:7700] [--database postgres://...]
-  social-harness daemon --name <agent> --router ws://127.0.0.1:7700 --data <dir> [--listen 127.0.0.1:0] [--trust open|allowlist]
+                        [--admission open|token|keys] [--allowed-keys <file>]
+  social-harness router token create --data <dir> [--database postgres://...] [--name <agent>] [--expires 7d] [--out <file>]
+  social-harness daemon --name <agent> --router ws://127.0.0.1:7700 --data <dir> [--listen 127.0.0.1:0]
+                        [--trust open|allowlist] [--registration-token <file>]
+  social-harness identity --data <dir> [--name <agent>]
   social-harness demo [--data <dir>]
-  social-harness history export --data <dir> [--out <file>]
+  social-harness history export --data <dir> [--out <file>] [--keys <file>]
+  social-harness history verify --data <dir> | --export <file> --keys <file>
 `;
 
 export async function main(argv: readonly string[]): Promise<void> {
@@ -20,6 +26,10 @@ export async function main(argv: readonly string[]): Promise<void> {
       return runRouterCommand(rest);
     case "daemon":
       return runDaemonCommand(rest);
+    case "identity": {
+      const { runIdentityCommand } = await import("./identity-command.js");
+      return runIdentityCommand(rest);
+    }
     case "demo": {
       const { runDemoCommand } = await import("./demo.js");
       return runDemoCommand(rest);

@@ -1,12 +1,14 @@
 /**
  * `social-harness daemon --name <agent> --router ws://... --data <dir> [--listen 127.0.0.1:0]
- * [--trust open|allowlist] [--unsafe-allow-local-callbacks]`: starts a daemon, prints one ready line of JSON to stdout, logs to
- * stderr, and shuts down cleanly on SIGTERM or SIGINT. The only place that reads the daemon's
- * command line and environment.
+ * [--trust open|allowlist] [--registration-token <file>] [--unsafe-allow-local-callbacks]`:
+ * starts a daemon, prints one ready line of JSON to stdout, logs to stderr, and shuts down
+ * cleanly on SIGTERM or SIGINT. The only place that reads the daemon's command line and
+ * environment.
  */
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { isAgentName } from "@social-harness/protocol";
+import { isAgentName, REGISTRATION_TOKEN_PATTERN } from "@social-harness/protocol";
 import { pino } from "pino";
 import { FAULT_POINTS, startDaemon, type FaultPoint } from "@social-harness/daemon";
 import { parseListen } from "./listen.js";
@@ -18,6 +20,7 @@ export const DAEMON_OPTIONS = {
   data: { type: "string" },
   listen: { type: "string", default: "127.0.0.1:0" },
   trust: { type: "string", default: "open" },
+  "registration-token": { type: "string" },
   "router-timeout-ms": { type: "string" },
   "collective-wait-ms": { type: "string" },
   "event-heartbeat-ms": { type: "string" },
@@ -55,6 +58,23 @@ type MillisecondFlag =
   | "webhook-retry-cap-ms"
   | "webhook-suspend-window-ms";
 
+/** The token in a `--registration-token` file (as `router token create --out` writes it). */
+function readRegistrationToken(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  let token: string;
+  try {
+    token = readFileSync(file, "utf8").trim();
+  } catch (error) {
+    throw new Error(`cannot read the --registration-token file ${file}`, { cause: error });
+  }
+  if (!REGISTRATION_TOKEN_PATTERN.test(token)) {
+    throw new Error(
+      `${file} does not hold a registration token (sh_reg_…, from \`social-harness router token create\`)`,
+    );
+  }
+  return token;
+}
+
 export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
   const { values } = parseArgs({ args: [...argv], options: DAEMON_OPTIONS, strict: true });
   if (values.name === undefined || !isAgentName(values.name))
@@ -63,6 +83,8 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
   if (values.data === undefined) throw new Error("--data <dir> is required");
   if (values.trust !== "open" && values.trust !== "allowlist") throw new Error("--trust is open or allowlist");
   const faults = faultPoints(values["test-fault"]);
+
+  const registrationToken = readRegistrationToken(values["registration-token"]);
   const log = pino({ name: values.name, level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const { host, port } = parseListen(values.listen);
   const milliseconds = (flag: MillisecondFlag) => {
@@ -87,6 +109,7 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
     host,
     port,
     trust: values.trust,
+    registrationToken,
     log,
     routerTimeoutMs: milliseconds("router-timeout-ms"),
     collectiveWaitMs: milliseconds("collective-wait-ms"),

@@ -1,7 +1,9 @@
 /**
  * `social-harness demo`: a whole local network on loopback — a router, daemons alice, bob and
- * carol, and the owner console — with SQLite under one data directory. A second run reuses the
- * directory, so identities, history and ports survive. Ctrl-C stops everything cleanly.
+ * carol, and the owner console — with SQLite under one data directory. The router admits new
+ * names by registration token, as a deployment would: the demo issues each daemon its token on
+ * the first run. A second run reuses the directory, so identities, history and ports survive.
+ * Ctrl-C stops everything cleanly.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -9,6 +11,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { createRegistrationToken } from "@social-harness/router";
 import { spawnServer, type ServerProcess } from "./spawn-server.js";
 
 const AGENTS = ["alice", "bob", "carol"] as const;
@@ -18,6 +21,8 @@ const AGENTS = ["alice", "bob", "carol"] as const;
 const CONSOLE_STOP_GRACE_MS = 3_000;
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const CLI = path.join(REPO, "packages/cli/bin/social-harness.js");
+const TOKEN_FILE = "registration.token";
+const TOKEN_TTL_MS = 60 * 60 * 1000;
 
 interface Ports {
   router: number;
@@ -40,6 +45,20 @@ async function freePort(...candidates: (number | undefined)[]): Promise<number> 
     if (port !== undefined) return port;
   }
   throw new Error("no free port on 127.0.0.1");
+}
+
+/**
+ * Gives each agent a registration token for its name, unless it has one from an earlier run (its
+ * name is registered by then, and the router ignores the spent token).
+ */
+async function issueTokens(routerDir: string, dataDir: string): Promise<void> {
+  for (const agent of AGENTS) {
+    const file = path.join(dataDir, agent, TOKEN_FILE);
+    if (existsSync(file)) continue;
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const { token } = await createRegistrationToken({ dataDir: routerDir, name: agent, ttlMs: TOKEN_TTL_MS });
+    writeFileSync(file, `${token}\n`, { mode: 0o600, flag: "wx" });
+  }
 }
 
 async function choosePorts(file: string): Promise<Ports> {
@@ -78,10 +97,12 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
     }
   };
   const logEnv = { LOG_LEVEL: process.env.LOG_LEVEL ?? "info" };
+  const routerDir = path.join(dataDir, "router");
+  await issueTokens(routerDir, dataDir);
   try {
     const router = spawnServer(
       process.execPath,
-      [CLI, "router", "--data", path.join(dataDir, "router"), "--listen", `127.0.0.1:${ports.router}`],
+      [CLI, "router", "--data", routerDir, "--listen", `127.0.0.1:${ports.router}`, "--admission", "token"],
       {
         env: logEnv,
         logFile: path.join(logs, "router.log"),
@@ -104,6 +125,8 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
           path.join(dataDir, agent),
           "--listen",
           `127.0.0.1:${ports.daemons[agent]}`,
+          "--registration-token",
+          path.join(dataDir, agent, TOKEN_FILE),
         ],
         { env: logEnv, logFile: path.join(logs, `${agent}.log`) },
       );

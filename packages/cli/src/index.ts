@@ -6,4 +6,5 @@
 export { DAEMON_OPTIONS } from "./daemon-command.js";
 export { parseListen } from "./listen.js";
 export { ROUTER_OPTIONS } from "./router-command.js";
+export { TOKEN_OPTIONS } from "./router-token-command.js";
 export { spawnServer, type ServerProcess, type SpawnOptions } from "./spawn-server.js";

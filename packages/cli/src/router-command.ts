@@ -1,11 +1,19 @@
 /**
- * `social-harness router --data <dir> [--listen 127.0.0.1:7700] [--database postgres://...]`:
- * starts a router, prints one ready line of JSON to stdout, logs to stderr, and shuts down
- * cleanly on SIGTERM or SIGINT. The only place the router reads its command line.
+ * `social-harness router --data <dir> [--listen 127.0.0.1:7700] [--database postgres://...]
+ * [--admission open|token|keys] [--allowed-keys <file>]`: starts a router, prints one ready line
+ * of JSON to stdout, logs to stderr, and shuts down cleanly on SIGTERM or SIGINT. The only place
+ * the router reads its command line. `router token ...` issues registration tokens.
  */
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
-import { startRouter } from "@social-harness/router";
+import {
+  ADMISSION_MODES,
+  isLoopbackHost,
+  startRouter,
+  type Admission,
+  type AdmissionMode,
+} from "@social-harness/router";
 import { parseListen } from "./listen.js";
 
 /** The router command's options, exactly as `parseArgs` reads them. */
@@ -13,17 +21,47 @@ export const ROUTER_OPTIONS = {
   data: { type: "string" },
   listen: { type: "string", default: "127.0.0.1:7700" },
   database: { type: "string" },
+  admission: { type: "string" },
+  "allowed-keys": { type: "string" },
 } as const;
+
+/** `--admission` and `--allowed-keys` as the router takes them; undefined leaves the default to the router. */
+export function admissionOf(mode: string | undefined, allowedKeys: string | undefined): Admission | undefined {
+  if (mode !== undefined && !ADMISSION_MODES.includes(mode as AdmissionMode)) {
+    throw new Error(`--admission is ${ADMISSION_MODES.join(", ")}, not ${mode}`);
+  }
+  if (mode === "keys") {
+    if (allowedKeys === undefined) throw new Error("--admission keys needs --allowed-keys <file>");
+    return { mode, allowedKeysFile: path.resolve(allowedKeys) };
+  }
+  if (allowedKeys !== undefined) throw new Error("--allowed-keys is read only with --admission keys");
+  return mode === "open" || mode === "token" ? { mode } : undefined;
+}
 
 /** Runs the router command; resolves when the router has shut down. */
 export async function runRouterCommand(argv: readonly string[]): Promise<void> {
+  if (argv[0] === "token") {
+    const { runRouterTokenCommand } = await import("./router-token-command.js");
+    return runRouterTokenCommand(argv.slice(1));
+  }
   const { values } = parseArgs({ args: [...argv], options: ROUTER_OPTIONS, strict: true });
   if (values.data === undefined) throw new Error("--data <dir> is required");
+  const admission = admissionOf(values.admission, values["allowed-keys"]);
   const log = pino({ name: "router", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const { host, port } = parseListen(values.listen);
-  const router = await startRouter({ dataDir: values.data, host, port, database: values.database, log });
+  const router = await startRouter({ dataDir: values.data, host, port, database: values.database, log, admission });
   process.stdout.write(`${JSON.stringify({ ready: true, router: router.url })}\n`);
-  log.info({ url: router.url, storage: values.database === undefined ? "sqlite" : "postgres" }, "router ready");
+  log.info(
+    {
+      url: router.url,
+      storage: values.database === undefined ? "sqlite" : "postgres",
+      admission: router.admission.mode,
+    },
+    "router ready",
+  );
+  if (router.admission.mode === "open" && !isLoopbackHost(host)) {
+    log.warn("admission is open: anyone who reaches this router may register any free name");
+  }
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, "router stopping");

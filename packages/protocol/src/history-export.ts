@@ -2,6 +2,7 @@
  * HistoryExportRecord (seed 003 public values): one line of a daemon's history export. It carries
  * the certified record exactly (bytes, signatures, certificate, base64url) and, for reading, the
  * decoded fields and what the daemon did with it. docs/history-export.md documents the shape.
+ * HistoryKeys is the key file `history export --keys` writes for offline verification.
  */
 import * as z from "zod";
 
@@ -23,3 +24,11 @@ export const HistoryExportRecordSchema = z.object({
 });
 
 export type HistoryExportRecord = z.infer<typeof HistoryExportRecordSchema>;
+
+/** The public keys an export's records are verified with (base64url): the router's and each signer's. */
+export const HistoryKeysSchema = z.strictObject({
+  router: z.string(),
+  agents: z.record(z.string(), z.string()),
+});
+
+export type HistoryKeys = z.infer<typeof HistoryKeysSchema>;

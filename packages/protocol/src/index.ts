@@ -122,6 +122,7 @@ export {
   type Withheld,
 } from "./items.js";
 export {
+  AdmissionRefusalSchema,
   ClientFrameSchema,
   decodeClientFrame,
   decodeRouterFrame,
@@ -134,9 +135,11 @@ export {
   LinkRefusalSchema,
   MAX_FRAME_BYTES,
   RecordFrameSchema,
+  REGISTRATION_TOKEN_PATTERN,
   ResolvedAgentSchema,
   RouterFrameSchema,
   SignatureEntrySchema,
+  type AdmissionRefusal,
   type ClientFrame,
   type FrameRead,
   type LinkRefusal,
@@ -211,4 +214,9 @@ export {
   type PublicKeyCheck,
   type SigningKey,
 } from "./signatures.js";
-export { HistoryExportRecordSchema, type HistoryExportRecord } from "./history-export.js";
+export {
+  HistoryExportRecordSchema,
+  HistoryKeysSchema,
+  type HistoryExportRecord,
+  type HistoryKeys,
+} from "./history-export.js";

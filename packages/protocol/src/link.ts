@@ -1,7 +1,8 @@
 /**
  * The router link: CBOR frames between a daemon and its router over one WebSocket (binary
  * messages). The router opens with a challenge; the daemon answers with its name, public key and
- * a signature over the challenge. Requests carry an integer id echoed by their answer.
+ * a signature over the challenge (and, at its first registration with a router that admits by
+ * token, a registration token). Requests carry an integer id echoed by their answer.
  */
 import * as z from "zod";
 import { decodeStrict, encodeCanonical } from "./cbor.js";
@@ -42,6 +43,7 @@ export const LinkRefusalSchema = z.enum([
   "invalid-key",
   "bad-signature",
   "not-authenticated",
+  "not-admitted",
   "malformed",
   "unknown-agent",
   "not-member",
@@ -52,8 +54,35 @@ export const LinkRefusalSchema = z.enum([
 ]);
 export type LinkRefusal = z.infer<typeof LinkRefusalSchema>;
 
+/** Why a router's admission refused to register a new name (link-error `not-admitted`). */
+export const AdmissionRefusalSchema = z.enum([
+  /** The router admits by token and the daemon presented none. */
+  "token-required",
+  /** The router never issued the token presented. */
+  "token-unknown",
+  "token-expired",
+  /** The token registered a name already; each token registers once. */
+  "token-used",
+  /** The token was issued for another agent name. */
+  "token-for-another-name",
+  /** The router admits by key and this name and key are not on its list. */
+  "key-not-allowed",
+]);
+export type AdmissionRefusal = z.infer<typeof AdmissionRefusalSchema>;
+
+/** A registration token: `sh_reg_` and 43 base64url characters (32 random bytes). */
+export const REGISTRATION_TOKEN_PATTERN = /^sh_reg_[A-Za-z0-9_-]{43}$/;
+
 export const ClientFrameSchema = z.discriminatedUnion("t", [
-  z.object({ t: z.literal("authenticate"), protocol: z.number().int(), name, publicKey: bytes, signature: bytes }),
+  z.object({
+    t: z.literal("authenticate"),
+    protocol: z.number().int(),
+    name,
+    publicKey: bytes,
+    signature: bytes,
+    /** Presented for a first registration; a router ignores it for a name already registered. */
+    registrationToken: z.string().max(256).optional(),
+  }),
   z.object({ t: z.literal("sync"), cursors: z.record(z.string(), z.number().int().nonnegative()) }),
   z.object({ t: z.literal("resolve"), id: requestId, names: z.array(z.string()).max(64) }),
   z.object({ t: z.literal("propose"), id: requestId, record: bytes, signature: bytes }),
@@ -85,7 +114,12 @@ export type RecordFrame = z.infer<typeof RecordFrameSchema>;
 export const RouterFrameSchema = z.discriminatedUnion("t", [
   z.object({ t: z.literal("challenge"), protocol: z.number().int(), nonce: bytes, routerKey: bytes }),
   z.object({ t: z.literal("authenticated"), name }),
-  z.object({ t: z.literal("link-error"), reason: LinkRefusalSchema, detail: z.string() }),
+  z.object({
+    t: z.literal("link-error"),
+    reason: LinkRefusalSchema,
+    detail: z.string(),
+    admission: AdmissionRefusalSchema.optional(),
+  }),
   z.object({ t: z.literal("resolved"), id: requestId, agents: z.array(ResolvedAgentSchema) }),
   z.object({
     t: z.literal("certified"),

@@ -1,9 +1,10 @@
 /**
  * The daemon's one HTTP server: /mcp for hosts, /trpc/ for the owner API, /healthz for probes.
- * Routing only; each endpoint authenticates its own requests.
+ * Routing, and a size guard for MCP bodies; each endpoint authenticates its own requests.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Logger } from "pino";
+import { MCP_MAX_BODY_BYTES, mcpTooLargeBody, refuseOversizedBody } from "./body-limit.js";
 
 export interface HttpEndpoints {
   mcp(req: IncomingMessage, res: ServerResponse): Promise<void>;
@@ -15,6 +16,7 @@ export function createHttpServer(endpoints: HttpEndpoints, log: Logger): Server 
   return createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? "/";
     if (url === "/mcp" || url.startsWith("/mcp?")) {
+      if (refuseOversizedBody(req, res, MCP_MAX_BODY_BYTES, mcpTooLargeBody(MCP_MAX_BODY_BYTES))) return;
       endpoints.mcp(req, res).catch((error: unknown) => {
         log.error({ err: error }, "mcp request failed");
         if (!res.headersSent) res.writeHead(500).end();

@@ -29,13 +29,18 @@ function readOrCreate(file: string, create: () => string): string {
   return readFileSync(file, "utf8").trim();
 }
 
-export function loadCredentials(dataDir: string): Credentials {
+/** The agent's identity key from `identity.key`, created on first use. */
+export function loadIdentityKey(dataDir: string): SigningKey {
   const seedText = readOrCreate(path.join(dataDir, "identity.key"), () => encodeBase64url(randomBytes(32)));
   const seed = decodeBase64url(seedText);
   if (seed?.length !== 32) throw new Error(`${path.join(dataDir, "identity.key")} is not a 32-byte base64url seed`);
+  return signingKeyFromSeed(seed);
+}
+
+export function loadCredentials(dataDir: string): Credentials {
   const token = () => `sh_${encodeBase64url(randomBytes(32))}`;
   return {
-    key: signingKeyFromSeed(seed),
+    key: loadIdentityKey(dataDir),
     runtimeToken: readOrCreate(path.join(dataDir, "runtime.token"), token),
     ownerToken: readOrCreate(path.join(dataDir, "owner.token"), token),
   };

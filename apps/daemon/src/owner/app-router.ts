@@ -11,6 +11,7 @@ export const appRouter = router({
   status: ownerProcedure.query(async ({ ctx }) => ({
     name: ctx.services.name,
     link: ctx.services.linkState(),
+    linkRefusal: ctx.services.linkRefusal() ?? null,
     pendingCount: await ctx.services.inbox.pendingCount(),
     trustPolicy: ctx.services.trust.policy,
     firewall: { mode: ctx.services.firewall.get().policy.mode, revision: ctx.services.firewall.get().revision },

@@ -4,6 +4,7 @@ import type { History } from "../history/history.service.js";
 import type { Holds } from "../holds/holds.service.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import type { Admission } from "../ingress/admission.js";
+import type { LinkRefused } from "../router-link/router-link.js";
 import type { Trust } from "../trust/trust.service.js";
 import type { Subscriptions } from "../webhooks/subscriptions.service.js";
 
@@ -17,4 +18,6 @@ export interface OwnerServices {
   readonly firewall: Firewall;
   readonly subscriptions: Subscriptions;
   readonly linkState: () => string;
+  /** Why the router refused the link, while it does (e.g. not-registered with admission's reason). */
+  readonly linkRefusal: () => LinkRefused | undefined;
 }

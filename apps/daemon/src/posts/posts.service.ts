@@ -69,8 +69,15 @@ const MAX_HEAD_RETRIES = 64;
 function unboundFailure(failure: RouterFailure, lost: string): SendError {
   if (failure.kind === "lost") return new SendError("network-unavailable", lost);
   switch (failure.state) {
-    case "not-registered":
-      return new SendError("not-registered", "the router refused this agent's identity");
+    case "not-registered": {
+      const refusal = failure.refusal;
+      return new SendError(
+        "not-registered",
+        refusal === undefined
+          ? "the router refused this agent's identity"
+          : `the router refused this agent (${refusal.admission ?? refusal.reason}): ${refusal.detail}`,
+      );
+    }
     case "version-mismatch":
       return new SendError("version-mismatch", "the router speaks another protocol version");
     case "router-untrusted":
@@ -95,6 +102,7 @@ function refusalReason(answer: Extract<ProposalAnswer, { t: "refused" }>): SendE
     case "version-mismatch":
       return "version-mismatch";
     case "name-taken":
+    case "not-admitted":
     case "not-authenticated":
     case "invalid-key":
       return "not-registered";

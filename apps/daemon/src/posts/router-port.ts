@@ -8,8 +8,15 @@ import type { RouterFrame } from "@social-harness/protocol";
 export type RouterUnavailableState =
   "connecting" | "offline" | "not-registered" | "version-mismatch" | "router-untrusted";
 
+/** Why the router refused this daemon's link (admission's reason when it is one). */
+export interface RouterRefusal {
+  readonly reason: string;
+  readonly admission?: string;
+  readonly detail: string;
+}
+
 export type RouterFailure =
-  | { readonly kind: "unavailable"; readonly state: RouterUnavailableState }
+  | { readonly kind: "unavailable"; readonly state: RouterUnavailableState; readonly refusal?: RouterRefusal }
   | { readonly kind: "lost"; readonly detail: string };
 
 export type RouterAnswer<T> =

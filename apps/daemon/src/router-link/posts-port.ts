@@ -10,7 +10,13 @@ async function answered<T>(request: () => Promise<T>): Promise<RouterAnswer<T>> 
   try {
     return { ok: true, value: await request() };
   } catch (error) {
-    if (error instanceof LinkUnavailable) return { ok: false, failure: { kind: "unavailable", state: error.state } };
+    if (error instanceof LinkUnavailable) {
+      const refusal = error.refusal;
+      return {
+        ok: false,
+        failure: { kind: "unavailable", state: error.state, ...(refusal === undefined ? {} : { refusal }) },
+      };
+    }
     if (error instanceof LinkLost) return { ok: false, failure: { kind: "lost", detail: error.message } };
     throw error;
   }

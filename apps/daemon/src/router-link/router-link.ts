@@ -5,12 +5,14 @@
  * after another, in arrival order.
  */
 import {
+  type AdmissionRefusal,
   decodeRouterFrame,
   encodeFrame,
   LINK_PROTOCOL,
   linkAuthMessage,
   MAX_FRAME_BYTES,
   type ClientFrame,
+  type LinkRefusal,
   type RecordFrame,
   type ResolvedAgent,
   type RouterFrame,
@@ -23,9 +25,20 @@ import type { RouterKey } from "./router-key.js";
 /** Why the link cannot carry a request right now. */
 export type LinkState = "connecting" | "ready" | "offline" | "not-registered" | "version-mismatch" | "router-untrusted";
 
+/** Why the router refused this daemon's link: its closed reason, and admission's when it is one. */
+export interface LinkRefused {
+  readonly reason: LinkRefusal;
+  readonly admission?: AdmissionRefusal;
+  readonly detail: string;
+}
+
 export class LinkUnavailable extends Error {
   override readonly name = "LinkUnavailable";
-  constructor(readonly state: Exclude<LinkState, "ready">) {
+  constructor(
+    readonly state: Exclude<LinkState, "ready">,
+    /** The router's refusal, when the state is one (not-registered, version-mismatch). */
+    readonly refusal?: LinkRefused,
+  ) {
     super(`the router link is ${state}`);
   }
 }
@@ -53,6 +66,8 @@ export interface RouterLinkOptions {
   readonly routerKey: RouterKey;
   readonly log: Logger;
   readonly requestTimeoutMs: number;
+  /** Presented at authentication; the router uses it only to register a new name. */
+  readonly registrationToken?: string;
 }
 
 interface Pending {
@@ -68,6 +83,7 @@ const PING_INTERVAL_MS = 10_000;
 export class RouterLink {
   private socket: WebSocket | undefined;
   private linkState: LinkState = "connecting";
+  private linkRefusal: LinkRefused | undefined;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private inbound: Promise<void> = Promise.resolve();
@@ -81,6 +97,11 @@ export class RouterLink {
 
   get state(): LinkState {
     return this.linkState;
+  }
+
+  /** The router's last refusal of this link, until it next authenticates. */
+  get refusal(): LinkRefused | undefined {
+    return this.linkRefusal;
   }
 
   /** Connects, and keeps connecting; pushed frames go to `consumer`. */
@@ -101,7 +122,7 @@ export class RouterLink {
       });
     }
     const state = this.linkState;
-    if (state !== "ready") throw new LinkUnavailable(state);
+    if (state !== "ready") throw new LinkUnavailable(state, this.linkRefusal);
   }
 
   private setState(state: LinkState): void {
@@ -171,13 +192,27 @@ export class RouterLink {
         return;
       case "authenticated":
         this.backoff = 200;
+        this.linkRefusal = undefined;
         this.setState("ready");
         this.options.log.info({ router: this.options.url }, "linked to the router");
         this.consumer?.onReady();
         return;
       case "link-error": {
-        this.options.log.error({ reason: frame.reason, detail: frame.detail }, "the router refused the link");
-        if (frame.reason === "name-taken" || frame.reason === "invalid-key" || frame.reason === "bad-signature") {
+        this.options.log.error(
+          { reason: frame.reason, admission: frame.admission, detail: frame.detail },
+          "the router refused the link",
+        );
+        this.linkRefusal = {
+          reason: frame.reason,
+          detail: frame.detail,
+          ...(frame.admission === undefined ? {} : { admission: frame.admission }),
+        };
+        if (
+          frame.reason === "name-taken" ||
+          frame.reason === "not-admitted" ||
+          frame.reason === "invalid-key" ||
+          frame.reason === "bad-signature"
+        ) {
           this.setState("not-registered");
         } else if (frame.reason === "version-mismatch") {
           this.setState("version-mismatch");
@@ -243,6 +278,7 @@ export class RouterLink {
       name: this.options.name,
       publicKey: this.options.key.publicKey,
       signature: this.options.key.sign(linkAuthMessage(frame.nonce, this.options.name)),
+      ...(this.options.registrationToken === undefined ? {} : { registrationToken: this.options.registrationToken }),
     });
   }
 

@@ -2,6 +2,7 @@
  * Real processes for system tests: routers and daemons started through the command line, exactly
  * as a user runs them, each with its own data directory and captured stderr.
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -38,10 +39,13 @@ export class RouterProcess {
     readonly args: string[],
   ) {}
 
-  static async start(options: { dataDir?: string; database?: string; listen?: string } = {}): Promise<RouterProcess> {
+  static async start(
+    options: { dataDir?: string; database?: string; listen?: string; extraArgs?: readonly string[] } = {},
+  ): Promise<RouterProcess> {
     const dataDir = options.dataDir ?? tempDir("router");
     const args = ["router", "--data", dataDir, "--listen", options.listen ?? "127.0.0.1:0"];
     if (options.database !== undefined) args.push("--database", options.database);
+    args.push(...(options.extraArgs ?? []));
     const { proc, ready } = run(args);
     const line = await ready;
     return new RouterProcess(proc, line.router as string, dataDir, args);
@@ -139,6 +143,12 @@ export class DaemonProcess {
   stderr(): string {
     return this.proc.stderr();
   }
+}
+
+/** Runs a one-shot command of the command line (`router token create`, `identity`, `history ...`). */
+export function runCli(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** Removes the directories tests created. */

@@ -1,7 +1,8 @@
 /**
  * The WebSocket endpoint daemons link to. It runs the challenge-response handshake (registering
- * a new name to its first key, refusing a name bound to another key), then dispatches frames to
- * the services and forwards committed records and co-signing requests to linked members.
+ * a new name to its first key when admission allows, refusing a name bound to another key), then
+ * dispatches frames to the services and forwards committed records and co-signing requests to
+ * linked members.
  */
 import { randomBytes } from "node:crypto";
 import type { Server as HttpServer } from "node:http";
@@ -18,6 +19,7 @@ import {
   MAX_FRAME_BYTES,
   membersOfConversation,
   verifySignature,
+  type AdmissionRefusal,
   type ClientFrame,
   type RouterFrame,
 } from "@social-harness/protocol";
@@ -27,7 +29,8 @@ import type { AppendBatcher, AppendContext, AppendOutcome } from "../conversatio
 import { appendPost } from "../conversations/append.service.js";
 import { membersOf } from "../conversations/conversations.store.js";
 import type { GenesisCoordinator } from "../conversations/genesis.service.js";
-import { findAgents, registerAgent } from "../registry/registry.store.js";
+import type { Registrar } from "../registry/registration.service.js";
+import { findAgents } from "../registry/registry.store.js";
 import { LinkSession } from "./session.js";
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -36,8 +39,19 @@ const PING_INTERVAL_MS = 15_000;
 export interface LinkServerDeps extends AppendContext {
   readonly appends: AppendBatcher;
   readonly genesis: GenesisCoordinator;
+  readonly registrar: Registrar;
   readonly log: Logger;
 }
+
+type LinkErrorFrame = Extract<RouterFrame, { t: "link-error" }>;
+type AuthenticationOutcome =
+  | { ok: true }
+  | {
+      ok: false;
+      reason: "version-mismatch" | "invalid-key" | "bad-signature" | "name-taken" | "not-admitted" | "malformed";
+      detail: string;
+      admission?: AdmissionRefusal;
+    };
 
 export class LinkServer {
   private readonly wss: WebSocketServer;
@@ -117,8 +131,8 @@ export class LinkServer {
     const timer = setTimeout(() => socket.close(4000, "handshake timeout"), HANDSHAKE_TIMEOUT_MS);
     let session: LinkSession | undefined;
     let handshake: Promise<void> | undefined;
-    const refuse = (reason: Extract<RouterFrame, { t: "link-error" }>["reason"], detail: string) => {
-      socket.send(encodeFrame({ t: "link-error", reason, detail }));
+    const refuse = (reason: LinkErrorFrame["reason"], detail: string, admission?: AdmissionRefusal) => {
+      socket.send(encodeFrame({ t: "link-error", reason, detail, ...(admission === undefined ? {} : { admission }) }));
       socket.close(4001, reason);
     };
     socket.on("message", (data: Buffer, isBinary: boolean) => {
@@ -138,7 +152,7 @@ export class LinkServer {
         handshake = this.authenticate(frame, nonce).then(
           (result) => {
             clearTimeout(timer);
-            if (!result.ok) return refuse(result.reason, result.detail);
+            if (!result.ok) return refuse(result.reason, result.detail, result.admission);
             if (socket.readyState !== socket.OPEN) return;
             session = new LinkSession(
               frame.name,
@@ -178,14 +192,7 @@ export class LinkServer {
   private async authenticate(
     frame: Extract<ClientFrame, { t: "authenticate" }>,
     nonce: Uint8Array,
-  ): Promise<
-    | { ok: true }
-    | {
-        ok: false;
-        reason: "version-mismatch" | "invalid-key" | "bad-signature" | "name-taken" | "malformed";
-        detail: string;
-      }
-  > {
+  ): Promise<AuthenticationOutcome> {
     if (frame.protocol !== LINK_PROTOCOL) {
       return {
         ok: false,
@@ -199,13 +206,27 @@ export class LinkServer {
     if (!verifySignature(frame.publicKey, linkAuthMessage(nonce, frame.name), frame.signature)) {
       return { ok: false, reason: "bad-signature", detail: "the challenge signature does not verify" };
     }
-    const holder = await registerAgent(
-      this.deps.store.db,
-      { name: frame.name, publicKey: frame.publicKey },
-      this.deps.now(),
-    );
-    if (!Buffer.from(holder.publicKey).equals(Buffer.from(frame.publicKey))) {
-      return { ok: false, reason: "name-taken", detail: `${frame.name} is registered to another key` };
+    const registration = await this.deps.registrar.register({
+      name: frame.name,
+      publicKey: frame.publicKey,
+      registrationToken: frame.registrationToken,
+    });
+    if (!registration.ok) {
+      this.deps.log.warn(
+        {
+          agent: frame.name,
+          reason: registration.reason,
+          admission: this.deps.registrar.mode,
+          detail: registration.detail,
+        },
+        "refused a registration",
+      );
+      return registration.reason === "not-admitted"
+        ? { ok: false, reason: "not-admitted", detail: registration.detail, admission: registration.admission }
+        : { ok: false, reason: "name-taken", detail: registration.detail };
+    }
+    if (registration.registered === "now") {
+      this.deps.log.info({ agent: frame.name, admission: this.deps.registrar.mode }, "registered a new agent");
     }
     this.deps.knownAgents.add(frame.name);
     return { ok: true };

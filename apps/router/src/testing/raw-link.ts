@@ -53,9 +53,14 @@ export class RawLink {
     return link;
   }
 
-  static async authenticated(url: string, name: string, key?: SigningKey): Promise<RawLink> {
+  static async authenticated(
+    url: string,
+    name: string,
+    key?: SigningKey,
+    registrationToken?: string,
+  ): Promise<RawLink> {
     const link = await RawLink.open(url, name, key);
-    const answer = await link.authenticate();
+    const answer = await link.authenticate(LINK_PROTOCOL, link.key, registrationToken);
     if (answer.t !== "authenticated") throw new Error(`authentication refused: ${JSON.stringify(answer)}`);
     return link;
   }
@@ -83,7 +88,11 @@ export class RawLink {
     );
   }
 
-  async authenticate(protocol = LINK_PROTOCOL, signer: SigningKey = this.key): Promise<RouterFrame> {
+  async authenticate(
+    protocol = LINK_PROTOCOL,
+    signer: SigningKey = this.key,
+    registrationToken?: string,
+  ): Promise<RouterFrame> {
     const nonce = this.challenge!.nonce;
     this.send({
       t: "authenticate",
@@ -91,6 +100,7 @@ export class RawLink {
       name: this.name,
       publicKey: this.key.publicKey,
       signature: signer.sign(linkAuthMessage(nonce, this.name)),
+      ...(registrationToken === undefined ? {} : { registrationToken }),
     });
     return this.next((f) => f.t === "authenticated" || f.t === "link-error");
   }

@@ -2,8 +2,9 @@
 import type { Migration } from "kysely/migration";
 import type { Dialect } from "../database.js";
 import { createRouterSchema } from "./0001_router.js";
+import { migration0002 } from "./0002_registration_tokens.js";
 
 export function routerMigrations(dialect: Dialect): Record<string, Migration> {
   const binary = dialect === "postgres" ? "bytea" : "blob";
-  return { "0001_router": createRouterSchema(binary) };
+  return { "0001_router": createRouterSchema(binary), "0002_registration_tokens": migration0002 };
 }

@@ -1,0 +1,209 @@
+/**
+ * Router admission with real processes (issue 13), on a SQLite router and on two routers sharing
+ * PostgreSQL: tokens from `router token create` and `--registration-token`, allowed keys from
+ * `social-harness identity`, and the refusal a daemon reports in its health, its owner status and
+ * every send. The rules themselves are unit-tested in apps/router/src/registry/.
+ */
+import { appendFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { textOf } from "./harness/inbox.js";
+import { callTool, connect, eventually, tool } from "./harness/mcp.js";
+import { ownerClient } from "./harness/owner.js";
+import { waitForItems, type Agent } from "./harness/network.js";
+import { DaemonProcess, removeDirs, RouterProcess, runCli, tempDir } from "./harness/processes.js";
+
+const POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
+
+interface Health {
+  link: string;
+  refusal?: { reason: string; admission?: string; detail: string };
+}
+
+const healthOf = async (daemon: DaemonProcess): Promise<Health> =>
+  (await fetch(daemon.mcpUrl.replace(/\/mcp$/, "/healthz"))).json() as Promise<Health>;
+
+/** Waits until the daemon's link settles on `state` and returns its health. */
+const settled = (daemon: DaemonProcess, state: string) =>
+  eventually(
+    async () => {
+      const health = await healthOf(daemon);
+      return health.link === state ? health : undefined;
+    },
+    15_000,
+    `${daemon.name} link ${state}`,
+  );
+
+describe.each(["sqlite", "postgres"] as const)("router admission with real processes on %s", (dialect) => {
+  const schema = `admission_sys_${process.pid}_${Date.now()}`;
+  const database = dialect === "postgres" ? `${POSTGRES}?schema=${schema}` : undefined;
+  const dirs: string[] = [];
+  const routers: RouterProcess[] = [];
+  const daemons: DaemonProcess[] = [];
+  const clients: { close(): Promise<void> }[] = [];
+
+  const dir = (label: string) => {
+    const created = tempDir(label);
+    dirs.push(created);
+    return created;
+  };
+  const startRouter = async (extraArgs: string[], sharedDatabase = database) => {
+    const router = await RouterProcess.start({ dataDir: dir("router"), database: sharedDatabase, extraArgs });
+    routers.push(router);
+    return router;
+  };
+  const startDaemon = async (name: string, router: RouterProcess, extraArgs: string[] = []) => {
+    const daemon = await DaemonProcess.start({ name, router: router.url, dataDir: dir(name), extraArgs });
+    daemons.push(daemon);
+    return daemon;
+  };
+  const agent = async (daemon: DaemonProcess): Promise<Agent> => {
+    const mcp = await connect(daemon.mcpUrl, daemon.runtimeToken);
+    clients.push(mcp);
+    return { daemon, mcp };
+  };
+  /** A token file from `router token create`, as an operator makes one. */
+  const tokenFile = (router: RouterProcess, name?: string) => {
+    const file = path.join(dir("token"), "registration.token");
+    const made = runCli([
+      "router",
+      "token",
+      "create",
+      "--data",
+      router.dataDir,
+      ...(database === undefined ? [] : ["--database", database]),
+      ...(name === undefined ? [] : ["--name", name]),
+      "--out",
+      file,
+    ]);
+    expect(made.status, made.stderr).toBe(0);
+    return file;
+  };
+
+  afterAll(async () => {
+    for (const client of clients) await client.close().catch(() => undefined);
+    for (const daemon of daemons) await daemon.stop();
+    for (const router of routers) await router.stop();
+    removeDirs(...dirs);
+    if (database !== undefined) {
+      const client = new pg.Client({ connectionString: POSTGRES });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.query(`DROP SCHEMA IF EXISTS ${schema}_keys CASCADE`);
+      await client.end();
+    }
+  });
+
+  describe("--admission token", () => {
+    let router: RouterProcess;
+    let other: RouterProcess;
+    let alice: DaemonProcess;
+    let aliceToken: string;
+
+    beforeAll(async () => {
+      router = await startRouter(["--admission", "token"]);
+      // On PostgreSQL a second router shares the database; on SQLite daemons share the one router.
+      other = database === undefined ? router : await startRouter(["--admission", "token"]);
+    });
+
+    it("registers daemons that present a token from `router token create`, and they deliver", async () => {
+      aliceToken = tokenFile(router, "alice");
+      alice = await startDaemon("alice", router, ["--registration-token", aliceToken]);
+      const bob = await startDaemon("bob", other, ["--registration-token", tokenFile(other)]);
+      await alice.linked();
+      await bob.linked();
+      expect(
+        await tool((await agent(alice)).mcp.client, "send_message", { to: "agent:bob", text: "admitted" }),
+      ).toEqual({});
+      const [item] = await waitForItems(await agent(bob), 1);
+      expect(textOf(item!)).toBe("admitted");
+    });
+
+    it("reports a daemon without a token as not-registered with the reason, in health, status and sends", async () => {
+      const carol = await startDaemon("carol", router);
+      const health = await settled(carol, "not-registered");
+      expect(health.refusal).toMatchObject({ reason: "not-admitted", admission: "token-required" });
+      const status = await ownerClient(carol).status.query();
+      expect(status.linkRefusal).toMatchObject({ reason: "not-admitted", admission: "token-required" });
+      const send = await callTool((await agent(carol)).mcp.client, "send_message", { to: "agent:alice", text: "x" });
+      expect(send).toMatchObject({
+        ok: false,
+        code: -32030,
+        data: { reason: "not-registered", detail: expect.stringContaining("token-required") },
+      });
+      expect(carol.stderr()).toContain('"admission":"token-required"');
+    });
+
+    it("refuses a token used once already, and one issued for another name", async () => {
+      const mallory = await startDaemon("mallory", other, ["--registration-token", aliceToken]);
+      expect((await settled(mallory, "not-registered")).refusal).toMatchObject({ admission: "token-used" });
+      const dave = await startDaemon("dave", other, ["--registration-token", tokenFile(other, "erin")]);
+      expect((await settled(dave, "not-registered")).refusal).toMatchObject({
+        admission: "token-for-another-name",
+        detail: "the token registers erin, not dave",
+      });
+    });
+
+    it("links a restarted daemon again under its name, its spent token notwithstanding", async () => {
+      alice = await alice.restart();
+      daemons.push(alice);
+      await alice.linked();
+      expect((await healthOf(alice)).refusal).toBeUndefined();
+    });
+
+    it("refuses to start a daemon whose token file is missing or holds no token", async () => {
+      const junk = path.join(dir("junk"), "token");
+      writeFileSync(junk, "not a token\n");
+      for (const file of [junk, `${junk}.missing`]) {
+        const started = runCli(
+          ["daemon", "--name", "frank", "--router", router.url, "--data", dir("frank")].concat([
+            "--registration-token",
+            file,
+          ]),
+        );
+        expect(started.status).toBe(1);
+        expect(started.stderr).toMatch(/registration-token|registration token/);
+      }
+    });
+  });
+
+  describe("--admission keys", () => {
+    let router: RouterProcess;
+    let allowed: string;
+
+    beforeAll(async () => {
+      allowed = path.join(dir("allowed"), "allowed-keys");
+      writeFileSync(allowed, "# name and key of every agent this router admits\n");
+      const keysDatabase = database === undefined ? undefined : `${POSTGRES}?schema=${schema}_keys`;
+      router = await startRouter(["--admission", "keys", "--allowed-keys", allowed], keysDatabase);
+    });
+
+    it("registers a daemon whose `identity` line the operator listed, before its first start", async () => {
+      const data = dir("gina");
+      const line = runCli(["identity", "--data", data, "--name", "gina"]);
+      expect(line.stdout).toMatch(/^gina [A-Za-z0-9_-]{43}\n$/);
+      appendFileSync(allowed, line.stdout);
+      const gina = await DaemonProcess.start({ name: "gina", router: router.url, dataDir: data });
+      daemons.push(gina);
+      await gina.linked();
+    });
+
+    it("refuses an unlisted daemon as not-registered, naming the line that would admit it", async () => {
+      const hank = await startDaemon("hank", router);
+      const health = await settled(hank, "not-registered");
+      const key = runCli(["identity", "--data", hank.dataDir]).stdout.trim();
+      expect(health.refusal).toMatchObject({
+        reason: "not-admitted",
+        admission: "key-not-allowed",
+        detail: expect.stringContaining(`"hank ${key}"`),
+      });
+    });
+  });
+
+  it("refuses to start a router listening beyond loopback without --admission, saying how to choose", () => {
+    const refused = runCli(["router", "--data", dir("open-router"), "--listen", "0.0.0.0:0"]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain("which is not loopback, so choose who may register a name: --admission token");
+  });
+});
