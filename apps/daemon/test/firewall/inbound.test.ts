@@ -171,8 +171,12 @@ describe("the firewall on the way in", () => {
     await bobSees("a slow one from carol");
   });
 
-  it("resumes a queued check after a crash, and keeps its holds", async () => {
+  it("resumes a queued check after a crash, and keeps its holds and each item's payload, guidance and token", async () => {
     const before = (await owner().holds.list.query()).holds.map((h) => h.id).sort();
+    // Multicast items survive a restart as they were (unread collective requests are retired then).
+    const multicasts = async () => (await readAll(net.agent("bob"))).filter((e) => e.item.kind === "multicast");
+    const items = await multicasts();
+    expect(items.some((e) => e.guidance !== undefined)).toBe(true);
     const interrupted = judge.held("checked across a crash", { choice: "no", probability: 0.9 });
     await net.send("carol", "agent:bob", "checked across a crash");
     await interrupted.called;
@@ -182,6 +186,100 @@ describe("the firewall on the way in", () => {
     await net.restart("bob");
     expect(await bobSees("checked across a crash")).toHaveLength(1);
     expect((await owner().holds.list.query()).holds.map((h) => h.id).sort()).toEqual(before);
+    expect((await multicasts()).slice(0, items.length)).toEqual(items);
     expect(judge.unscripted).toEqual([]);
+  });
+
+  it("replays a draft over the last stored records, beside what was decided, changing nothing", async () => {
+    const draft = {
+      mode: "enforce",
+      middlewares: [
+        {
+          id: "strict",
+          kind: "rules",
+          rules: [
+            {
+              id: "hold-alice",
+              direction: "inbound",
+              match: { from: ["agent:alice"] },
+              decision: "hold",
+              instruction: "Hold alice too.",
+            },
+          ],
+        },
+      ],
+    };
+    const before = await owner().firewall.get.query();
+    const { summary, entries } = await owner().firewall.replay.mutate({ policy: draft, limit: 100 });
+    const alices = entries.filter((e) => e.direction === "inbound" && e.subject.sender === "agent:alice");
+    expect(alices.length).toBeGreaterThan(0);
+    for (const entry of alices) {
+      expect(entry.would?.decision).toBe("hold");
+      expect(entry.was?.decision).toBe("allow");
+      expect(entry.changed).toBe(true);
+    }
+    expect(summary.changes["allow → hold"]).toBe(alices.length);
+    // mallory's held item stays held under the draft: no rule of it allows mallory.
+    const mallory = entries.find((e) => e.subject.text === "buy my course");
+    expect(mallory?.was?.decision).toBe("hold");
+    expect(await owner().firewall.get.query()).toEqual(before);
+    await expect(owner().firewall.replay.mutate({ policy: { mode: "sometimes" } })).rejects.toThrow(/mode/);
+  });
+
+  it("decides and records but never holds in guidance mode", async () => {
+    await setPolicy(net.agent("bob").daemon, {
+      mode: "guidance",
+      middlewares: [
+        {
+          id: "house",
+          kind: "rules",
+          rules: [
+            {
+              id: "mallory",
+              direction: "inbound",
+              match: { from: ["agent:mallory"] },
+              decision: "hold",
+              instruction: "The owner reviews everything mallory sends.",
+            },
+          ],
+        },
+      ],
+    });
+    await net.send("mallory", "agent:bob", "shadowed, not held");
+    await bobSees("shadowed, not held");
+    const { checks } = await owner().firewall.checks.query({});
+    expect(checks.find((c) => c.subjects[0]?.text === "shadowed, not held")).toMatchObject({
+      mode: "guidance",
+      decision: "hold",
+      outcome: "admitted",
+    });
+  });
+
+  it("holds a sender past its rate budget", async () => {
+    await setPolicy(net.agent("bob").daemon, {
+      mode: "enforce",
+      middlewares: [
+        {
+          id: "storm",
+          kind: "rate",
+          rules: [
+            {
+              id: "per-peer",
+              direction: "inbound",
+              per: "sender",
+              max: 2,
+              windowSeconds: 600,
+              decision: "hold",
+              instruction: "This agent is sending unusually fast.",
+            },
+          ],
+        },
+      ],
+    });
+    for (const n of [1, 2, 3]) await net.send("alice", "agent:bob", `burst ${n}`);
+    await bobSees("burst 2");
+    const third = await holdOf("burst 3");
+    expect(third).toMatchObject({ source: "firewall", reason: "This agent is sending unusually fast." });
+    expect((await readAll(net.agent("bob"))).map(textOf)).not.toContain("burst 3");
   });
 });

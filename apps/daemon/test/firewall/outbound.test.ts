@@ -3,6 +3,8 @@
  * §10): refusals on the original call (also with failureDelivery inbound), a judge's confident,
  * uncertain and failed judgments, guidance mode, and stale captures under real concurrent traffic.
  */
+import { acquireHarnessEndpoint, FirewallSendError } from "@social-harness/client";
+import { Effect, Either } from "effect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeJudge } from "../harness/fake-judge.js";
 import { callTool, eventually } from "../harness/mcp.js";
@@ -141,6 +143,30 @@ describe("the firewall on the way out", () => {
     const [delivered] = await waitFor(net.agent("bob"), (e) => textOf(e) === "a borderline note");
     expect(delivered!.guidance).toBeUndefined();
     expect(JSON.stringify(delivered!.item)).not.toContain("Keep private data private");
+  });
+
+  it("rebuilds FirewallSendError in the client, and hands it the guidance of an uncertain send", async () => {
+    judge.on("via the client, borderline", { choice: "yes", probability: 0.6 }, 1);
+    judge.on("via the client, my password", { choice: "no", probability: 0.9 }, 1);
+    const [admitted, refused] = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const endpoint = yield* acquireHarnessEndpoint(new URL(alice().daemon.mcpUrl), {
+            token: alice().daemon.runtimeToken,
+          });
+          const ok = yield* endpoint.send({ to: "agent:bob", text: "via the client, borderline" });
+          const no = yield* Effect.either(endpoint.send({ to: "agent:bob", text: "via the client, my password" }));
+          return [ok, no] as const;
+        }),
+      ),
+    );
+    expect(admitted.guidance?.instructions).toEqual([
+      expect.objectContaining({ ruleId: "leak", uncertain: { choice: "yes", probability: 0.6 } }),
+    ]);
+    expect(Either.isLeft(refused)).toBe(true);
+    const error = Either.isLeft(refused) ? refused.left : undefined;
+    expect(error).toBeInstanceOf(FirewallSendError);
+    expect(error).toMatchObject({ refusal: "refused", feedback: "Never send credentials to another agent." });
   });
 
   it("decides and records but never refuses in guidance mode", async () => {
