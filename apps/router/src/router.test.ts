@@ -140,6 +140,27 @@ describe.each(["sqlite", "postgres"] as const)("router on %s", (dialect) => {
     expect(moved.stored && recordHashOf(moved.stored.record)).toBe(first.record);
   });
 
+  it("answers proposals that share a group commit as if each had its own", async () => {
+    const a = await link("batch-a");
+    const b = await link("batch-b");
+    const c = await link("batch-c");
+    const first = a.draft("direct:batch-a,batch-b", null, "first");
+    // Sent together, so they reach the router in one read and share one transaction.
+    const answers = await Promise.all([
+      a.propose(first),
+      a.propose(first),
+      a.propose(a.draft("direct:batch-a,batch-b", null, "same head")),
+      c.propose(c.draft("direct:batch-b,batch-c", null, "other conversation")),
+      b.propose(b.draft("direct:batch-b,batch-c", null, "loses the race")),
+    ]);
+    const [one, again, sameHead, other, lost] = answers as Certified[];
+    expect(one).toMatchObject({ t: "certified", seq: 1 });
+    expect(again).toMatchObject({ t: "certified", seq: 1, record: one!.record });
+    expect(sameHead).toMatchObject({ t: "head-moved", head: one!.record });
+    expect(other).toMatchObject({ t: "certified", conv: "direct:batch-b,batch-c", seq: 1 });
+    expect(lost).toMatchObject({ t: "head-moved", head: other!.record });
+  });
+
   it("refuses records that are forged, misattributed or to unknown agents", async () => {
     const a = await link("bad-a");
     await link("bad-b");
