@@ -6,6 +6,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import type { StatementCounter } from "@social-harness/sqlite";
 import type { Logger } from "pino";
 import { openDaemonStore } from "./db/database.js";
 import { History } from "./history/history.service.js";
@@ -50,6 +51,8 @@ export interface DaemonConfig {
   readonly allowLocalCallbacks?: boolean;
   /** Webhook retry and suspension times; tests shorten them (the attempt count stays 100). */
   readonly webhookSchedule?: Partial<Omit<DeliverySchedule, "suspendAttempts">>;
+  /** A debug count of the database statements (docs/performance.md); off when absent. */
+  readonly statementCounter?: StatementCounter;
 }
 
 export interface RunningDaemon {
@@ -69,7 +72,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const { log } = config;
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const credentials = loadCredentials(config.dataDir);
-  const store = await openDaemonStore(path.join(config.dataDir, "daemon.db"));
+  const store = await openDaemonStore(path.join(config.dataDir, "daemon.db"), config.statementCounter);
 
   const inbox = new Inbox(store);
   const trust = new Trust(store, inbox, config.trust);

@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { isAgentName } from "@social-harness/protocol";
 import { pino } from "pino";
 import { startDaemon } from "@social-harness/daemon";
+import { countStatementsTo } from "./statement-counts.js";
 import { parseListen } from "./listen.js";
 
 /** The daemon command's options, exactly as `parseArgs` reads them. */
@@ -53,6 +54,7 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
     if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error(`--${flag} takes a positive number of milliseconds`);
     return ms;
   };
+  const statementCounter = countStatementsTo(process.env.SOCIAL_HARNESS_STATEMENT_COUNTS);
   const daemon = await startDaemon({
     name: values.name,
     routerUrl: values.router,
@@ -65,6 +67,7 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
     collectiveWaitMs: milliseconds("collective-wait-ms"),
     heartbeatMs: Math.min(milliseconds("event-heartbeat-ms") ?? 25_000, 30_000),
     allowLocalCallbacks: values["unsafe-allow-local-callbacks"],
+    statementCounter,
     webhookSchedule: {
       attemptTimeoutMs: milliseconds("webhook-timeout-ms"),
       retryBaseMs: milliseconds("webhook-retry-base-ms"),
