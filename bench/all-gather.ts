@@ -85,6 +85,18 @@ export interface AllGatherFigures {
   readonly allGather: number;
 }
 
+/** Polls an inbox every few milliseconds until the operation's result is there. */
+async function resultIn(daemon: Daemon, operationId: unknown): Promise<number> {
+  for (;;) {
+    const page = await rawToolCall(daemon, "read_inbox", {});
+    const items = page.items as { item: { kind: string; id?: string } }[];
+    if (items.some((entry) => entry.item.kind === "collectiveResult" && entry.item.id === operationId)) {
+      return performance.now();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 /** Fails the bench instead of hanging when an item never arrives. */
 async function within<T>(ms: number, promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -130,7 +142,7 @@ export async function allGatherVersusGroupPost(
 
       since = performance.now();
       const text = JSON.stringify({ all_gather: `round ${round}?`, deadline: 120, requestedSchema: SCHEMA });
-      await rawToolCall(requester, "send_message", { to: group, text });
+      const { operationId } = await rawToolCall(requester, "send_message", { to: group, text });
       await within(60_000, Promise.all(otherWatches.map((w) => w.next(since))));
       // Answers make no inbox items, so the next event at each member after this is the result,
       // which may reach some members before the last answering call has returned.
@@ -142,7 +154,12 @@ export async function allGatherVersusGroupPost(
           lastAnswer = Math.max(lastAnswer, performance.now());
         }),
       );
-      const results = await within(60_000, Promise.all(watches.map((w) => w.next(answering))));
+      // The requester's push stream is not told of its own result (a daemon defect, reported in
+      // docs/performance.md), so the bench polls its inbox instead.
+      const results = await within(
+        60_000,
+        Promise.all([resultIn(requester, operationId), ...otherWatches.map((w) => w.next(answering))]),
+      );
       gathers.push(Math.max(...results) - lastAnswer);
     }
     return { members, groupPost: median(posts), allGather: median(gathers) };

@@ -119,6 +119,16 @@ try {
   const routerUrl = (await router.ready).router as string;
   const alice = await daemon("alice", routerUrl);
   const bob = await daemon("bob", routerUrl);
+  // A daemon is ready before its link has registered it; the first send waits for bob's.
+  for (let tries = 0; ; tries++) {
+    try {
+      await rawToolCall(alice, "send_message", { to: "agent:bob", text: "first" });
+      break;
+    } catch (error) {
+      if (tries > 100) throw error;
+      await sleep(100);
+    }
+  }
   for (let i = 0; i < 20; i++) await rawToolCall(alice, "send_message", { to: "agent:bob", text: `warm-up ${i}` });
   const [a0, b0] = [await settled("alice"), await settled("bob")];
   const sendsFrom = new Date();

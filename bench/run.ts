@@ -45,6 +45,25 @@ async function withPostgresSchema<T>(run: (url: string) => Promise<T>): Promise<
   }
 }
 
+/** Runs one section; a failure becomes a row saying so, and the other sections still run. */
+async function section(name: string, rows: Row[], run: () => Promise<void>): Promise<void> {
+  if (!wants(name)) return;
+  log(name);
+  try {
+    await run();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    rows.push({
+      measure: `${name}: failed`,
+      ours: message.slice(0, 80),
+      anchor: "",
+      anchorValue: "",
+      ratio: "",
+      goal: "",
+    });
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const net = new BenchNetwork();
@@ -64,8 +83,7 @@ async function main(): Promise<void> {
       floorRow("ed25519 sign (native)", floors.sign, us);
       floorRow("ed25519 verify (native)", floors.verify, us);
     }
-    if (wants("router")) {
-      log("JetStream anchors and router certifications");
+    await section("router", rows, async () => {
       const synced = await startSyncedJetStream(net.root);
       try {
         const load = { ...ANCHOR_LOAD, perPublisher: scale.perLink };
@@ -91,9 +109,8 @@ async function main(): Promise<void> {
       } finally {
         await synced.stop();
       }
-    }
-    if (wants("latency")) {
-      log("send latency");
+    });
+    await section("latency", rows, async () => {
       const f = floors ?? (await measureFloors(net.root, true));
       // The critical path: the host's HTTP round trip, the intent fsync, the link round trip, the
       // router's verify + fsync + sign, and the sender's verify of the certificate.
@@ -102,9 +119,8 @@ async function main(): Promise<void> {
       const anchor = { name: "critical-path floor (HTTP + 2 fsync + WS + sign + 2 verify)", value: floor };
       rows.push(row("send_message p50 over MCP, sequential", latency.p50, ms, anchor, "≤ 2×"));
       rows.push(row("send_message p99 over MCP, sequential", latency.p99, ms, { name: "goal", value: 10 }, "≤ 1×"));
-    }
-    if (wants("throughput")) {
-      log("posts per second");
+    });
+    await section("throughput", rows, async () => {
       const throughput = await postsPerSecond(net, scale.perSender);
       rows.push(
         row(
@@ -119,9 +135,8 @@ async function main(): Promise<void> {
         ),
       );
       rows.push(row("send p99 under 6 × 8 load", throughput.p99, ms, { name: "goal", value: 10 }, "≤ 1×"));
-    }
-    if (wants("inbox")) {
-      log("read_inbox");
+    });
+    await section("inbox", rows, async () => {
       const f = floors ?? (await measureFloors(net.root, true));
       const anchor = { name: "fetch POST round trip, trivial server", value: f.httpPost };
       rows.push(
@@ -137,29 +152,26 @@ async function main(): Promise<void> {
         const p50 = await readInboxP50(net, 1_000_000, scale.inboxReads);
         rows.push(row("read_inbox p50, 1,000,000 pending (fetch)", p50, ms, anchor, "≤ 1.5×"));
       }
-    }
-    if (wants("memory")) {
-      log("daemon memory");
+    });
+    await section("memory", rows, async () => {
       const memory = await daemonMemory(net, 100_000);
       rows.push(row("daemon RSS, idle", memory.idle, mb, { name: "goal", value: 120 * 1024 * 1024 }, "≤ 1×"));
       rows.push(
         row("daemon RSS, 10^5 pending items", memory.pending, mb, { name: "goal", value: 200 * 1024 * 1024 }, "≤ 1×"),
       );
-    }
-    if (wants("webhooks")) {
-      log("webhooks");
+    });
+    await section("webhooks", rows, async () => {
       const hooks = await webhookRates(net, scale.hooks);
       const anchor = { name: "bare HTTPS POST loop, 1 in flight, same receiver", value: hooks.barePosts };
       rows.push(row("webhook deliveries/s (signed, 1 in flight)", hooks.deliveries, perSecond, anchor, "≥ 0.8×"));
-    }
-    if (wants("gather")) {
-      log("all_gather with 32 members");
+    });
+    await section("gather", rows, async () => {
       const gather = await allGatherVersusGroupPost(net, 32, scale.rounds);
       const anchor = { name: "one certified group post, send → every member", value: gather.groupPost };
       rows.push(
         row("all_gather, 32 members: last answer → result at every member", gather.allGather, ms, anchor, "≤ 3×"),
       );
-    }
+    });
   } finally {
     await net.close();
   }
