@@ -13,13 +13,23 @@ import type { AppendOutcome, HeadCommit } from "./append.service.js";
 import { commitBatch, type BatchEnv } from "./commit-batch.js";
 
 export interface BatchWriter {
+  /** How many batches may be written at once. */
+  readonly concurrency: number;
   /** Certifies the batch in one transaction and resolves once it is durable. */
   write(inputs: readonly HeadCommit[]): Promise<AppendOutcome[]>;
   close(): Promise<void>;
 }
 
+/**
+ * PostgreSQL: batches run on pool connections side by side. Batches that touch one conversation
+ * wait for each other on its head's row lock (taken in conversation order, so never a deadlock
+ * between two batches' lockHeads); the others commit together, sharing the server's WAL flushes.
+ */
+const POSTGRES_BATCHES_IN_FLIGHT = 4;
+
 export function inProcessWriter(db: Kysely<RouterDatabase>, env: BatchEnv): BatchWriter {
   return {
+    concurrency: env.dialect === "postgres" ? POSTGRES_BATCHES_IN_FLIGHT : 1,
     write: (inputs) => db.transaction().execute((trx) => commitBatch(trx, env, inputs)),
     close: () => Promise.resolve(),
   };
@@ -68,6 +78,7 @@ export async function startSqliteWriter(data: WriterData): Promise<BatchWriter> 
     worker.once("error", reject);
   });
   return {
+    concurrency: 1,
     write(inputs) {
       if (failure !== undefined) return Promise.reject(failure);
       const id = ++nextId;

@@ -86,14 +86,16 @@ interface Queued {
 
 /**
  * Group commit: appends that arrive while a batch is being written share the next one, so one
- * durable commit (one fsync on SQLite) certifies many records, and one batch is written at a time.
+ * durable commit (one fsync on SQLite) certifies many records.
  * A batch starts from setImmediate, after the event loop has read every frame that is waiting, so
- * it holds every proposal that was verified meanwhile. If a batch fails, its appends are committed
- * one by one, so one bad append never fails the others.
+ * it holds every proposal that was verified meanwhile. The writer says how many batches may be in
+ * flight: one on SQLite (one writer), a few on PostgreSQL, whose row locks on the heads serialise
+ * batches that touch the same conversation. If a batch fails, its appends are committed one by one,
+ * so one bad append never fails the others.
  */
 export class AppendBatcher {
   private queue: Queued[] = [];
-  private running = false;
+  private inFlight = 0;
   private scheduled = false;
   /** Direct conversations known to exist; rows are never deleted, so the set only grows. */
   private readonly knownConversations = new Set<string>();
@@ -112,21 +114,20 @@ export class AppendBatcher {
   }
 
   private schedule(): void {
-    if (this.running || this.scheduled) return;
+    if (this.inFlight >= this.writer.concurrency || this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      void this.drain();
+      while (this.inFlight < this.writer.concurrency && this.queue.length > 0) void this.drain();
     });
   }
 
   private async drain(): Promise<void> {
-    if (this.running || this.queue.length === 0) return;
-    this.running = true;
+    this.inFlight++;
     try {
       await this.commitBatch(this.queue.splice(0, this.maxBatch));
     } finally {
-      this.running = false;
+      this.inFlight--;
       if (this.queue.length > 0) this.schedule();
     }
   }
