@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
+  encodeRecord,
   generateSigningKey,
   readRecord,
   recordHashOf,
@@ -159,6 +160,25 @@ describe.each(["sqlite", "postgres"] as const)("router on %s", (dialect) => {
     expect(sameHead).toMatchObject({ t: "head-moved", head: one!.record });
     expect(other).toMatchObject({ t: "certified", conv: "direct:batch-b,batch-c", seq: 1 });
     expect(lost).toMatchObject({ t: "head-moved", head: other!.record });
+  });
+
+  it("certifies a chain of proposals sent together, each naming the one before as prev", async () => {
+    const a = await link("chain-a");
+    await link("chain-b");
+    const conv = "direct:chain-a,chain-b";
+    // A daemon may pipeline: the hash of a proposal is known before its certificate arrives.
+    const drafts = [a.draft(conv, null, "one")];
+    for (const text of ["two", "three", "four"]) {
+      drafts.push(a.draft(conv, recordHashOf(encodeRecord(drafts.at(-1)!)), text));
+    }
+    const answers = (await Promise.all(drafts.map((d) => a.propose(d)))) as Certified[];
+    expect(answers.map((c) => [c.t, c.seq])).toEqual([
+      ["certified", 1],
+      ["certified", 2],
+      ["certified", 3],
+      ["certified", 4],
+    ]);
+    expect(answers.map((c) => c.record)).toEqual(drafts.map((d) => recordHashOf(encodeRecord(d))));
   });
 
   it("refuses records that are forged, misattributed or to unknown agents", async () => {
