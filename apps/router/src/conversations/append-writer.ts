@@ -52,7 +52,7 @@ export interface WriterData {
 function workerUrl(): URL {
   const url = new URL("./append-writer.worker.js", import.meta.url);
   if (existsSync(fileURLToPath(url))) return url;
-  return new URL(url.href.replace("/src/", "/dist/"));
+  return new URL(url.href.replace(/\/src\/conversations\/([^/]+)$/, "/dist/conversations/$1"));
 }
 
 export async function startSqliteWriter(data: WriterData): Promise<BatchWriter> {
