@@ -11,6 +11,10 @@ import { spawnServer, type ServerProcess } from "@social-harness/cli";
 
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../packages/cli/bin/social-harness.js");
 
+/** BENCH_PROFILE=<dir> writes a CPU profile of every server process into <dir> when it stops. */
+const PROFILE = process.env.BENCH_PROFILE;
+const NODE_ARGS = PROFILE === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILE}`];
+
 export interface Daemon {
   readonly name: string;
   readonly mcp: string;
@@ -24,24 +28,50 @@ export class BenchNetwork {
   private readonly processes: ServerProcess[] = [];
   routerUrl = "";
 
-  async startRouter(): Promise<void> {
-    const router = spawnServer(
-      process.execPath,
-      [CLI, "router", "--data", path.join(this.root, "router"), "--listen", "127.0.0.1:0"],
-      {
-        env: { LOG_LEVEL: "warn" },
-      },
-    );
-    this.processes.push(router);
-    this.routerUrl = (await router.ready).router as string;
+  /** Starts the network's router (SQLite, or the PostgreSQL URL given). */
+  async startRouter(database?: string): Promise<void> {
+    this.routerUrl = (await this.startExtraRouter("router", database)).url;
   }
 
-  async startDaemon(name: string, extra: string[] = []): Promise<Daemon> {
+  /** Starts a router of its own, e.g. to measure PostgreSQL beside SQLite. */
+  async startExtraRouter(name: string, database?: string): Promise<{ url: string; process: ServerProcess }> {
+    const router = spawnServer(
+      process.execPath,
+      [
+        ...NODE_ARGS,
+        CLI,
+        "router",
+        "--data",
+        path.join(this.root, name),
+        "--listen",
+        "127.0.0.1:0",
+        ...(database === undefined ? [] : ["--database", database]),
+      ],
+      { env: { LOG_LEVEL: "warn" } },
+    );
+    this.processes.push(router);
+    return { url: (await router.ready).router as string, process: router };
+  }
+
+  async startDaemon(name: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Daemon> {
     const data = path.join(this.root, name);
     const server = spawnServer(
       process.execPath,
-      [CLI, "daemon", "--name", name, "--router", this.routerUrl, "--data", data, "--listen", "127.0.0.1:0", ...extra],
-      { env: { LOG_LEVEL: "warn" } },
+      [
+        ...NODE_ARGS,
+        CLI,
+        "daemon",
+        "--name",
+        name,
+        "--router",
+        this.routerUrl,
+        "--data",
+        data,
+        "--listen",
+        "127.0.0.1:0",
+        ...extra,
+      ],
+      { env: { LOG_LEVEL: "warn", ...env } },
     );
     this.processes.push(server);
     const line = await server.ready;
@@ -81,4 +111,47 @@ export async function mcpClient(daemon: Daemon): Promise<Client> {
 export function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** A modern-era tools/call with plain fetch, as a host without an MCP library would send it. */
+export async function rawToolCall(
+  daemon: Daemon,
+  name: string,
+  args: Record<string, unknown>,
+  token = daemon.token(),
+): Promise<Record<string, unknown>> {
+  const response = await fetch(daemon.mcp, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name,
+        arguments: args,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
+  });
+  const body = (await response.json()) as { result?: { structuredContent?: Record<string, unknown> }; error?: unknown };
+  if (body.result?.structuredContent === undefined) throw new Error(`${name} failed: ${JSON.stringify(body.error)}`);
+  return body.result.structuredContent;
+}
+
+/** The resident set of a process, from /proc (Linux). */
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+  return kb === undefined ? Number.NaN : Number(kb) * 1024;
 }

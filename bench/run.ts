@@ -1,129 +1,185 @@
 /**
- * `npm run bench`: end-to-end figures on this machine, printed as a table. Real router and daemon
- * processes, real SQLite with synchronous=FULL, the official MCP client. Benchmarks never fail on a
- * time; they report it.
+ * `npm run bench [-- --quick] [-- <section>...]`: end-to-end figures on this machine, each beside
+ * an anchor measured in the same run (floors, NATS JetStream) or a goal, with the ratio. Real
+ * router and daemon processes, real SQLite with synchronous=FULL, PostgreSQL on 127.0.0.1:5432,
+ * the official MCP client and plain fetch. Benchmarks never fail on a figure; they print it.
+ * Sections: floors, router, latency, throughput, inbox, memory, webhooks, gather.
  */
-import { performance } from "node:perf_hooks";
-import { fillInbox } from "./fill-inbox.js";
-import { BenchNetwork, mcpClient, percentile } from "./network.js";
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { allGatherVersusGroupPost } from "./all-gather.js";
+import { daemonMemory, postsPerSecond, readInboxP50, sendLatency } from "./daemons.js";
+import { measureFloors, type Floors } from "./floors.js";
+import { ANCHOR_LOAD, jetStreamRate, startSyncedJetStream } from "./jetstream.js";
+import { BenchNetwork } from "./network.js";
+import { routerCertifyRate } from "./router-certify.js";
+import { mb, ms, perSecond, printTable, row, us, type Row } from "./table.js";
+import { webhookRates } from "./webhooks.js";
 
-interface Row {
-  readonly measure: string;
-  readonly value: string;
-  readonly note: string;
-}
+const POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const only = args.filter((a) => !a.startsWith("--"));
+const wants = (section: string) => only.length === 0 || only.includes(section);
 
-const rows: Row[] = [];
-const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
+const scale = quick
+  ? { samples: 300, perSender: 150, perLink: 250, inboxReads: 200, hooks: 500, rounds: 1 }
+  : { samples: 1000, perSender: 400, perLink: 500, inboxReads: 300, hooks: 2000, rounds: 3 };
 
-async function sendLatency(net: BenchNetwork): Promise<void> {
-  const alice = await net.startDaemon("alice");
-  await net.startDaemon("bob");
-  const client = await mcpClient(alice);
-  const send = (text: string) => client.callTool({ name: "send_message", arguments: { to: "agent:bob", text } });
-  for (let i = 0; i < 50; i++) await send(`warm-up ${i}`);
-  const samples: number[] = [];
-  for (let i = 0; i < 1000; i++) {
-    const start = performance.now();
-    await send(`message ${i}`);
-    samples.push(performance.now() - start);
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+async function withPostgresSchema<T>(run: (url: string) => Promise<T>): Promise<T | undefined> {
+  const schema = `bench_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const admin = new pg.Client({ connectionString: POSTGRES });
+  try {
+    await admin.connect();
+  } catch (error) {
+    log(`PostgreSQL unreachable, its row is skipped (${String(error)})`);
+    return undefined;
   }
-  rows.push({
-    measure: "certified send latency p50",
-    value: fmt(percentile(samples, 50)),
-    note: "send_message over MCP: sign, certify, store; 1000 sequential sends",
-  });
-  rows.push({ measure: "certified send latency p99", value: fmt(percentile(samples, 99)), note: "" });
-  await client.close();
-}
-
-async function routerThroughput(net: BenchNetwork): Promise<void> {
-  const senders = await Promise.all(
-    ["sender1", "sender2", "sender3", "sender4", "sender5", "sender6"].map((name) => net.startDaemon(name)),
-  );
-  await net.startDaemon("sink");
-  const clients = await Promise.all(senders.map(mcpClient));
-  const perSender = 400;
-  const inFlight = 8;
-  const start = performance.now();
-  await Promise.all(
-    clients.map(async (client) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: inFlight }, async () => {
-          while (next < perSender) {
-            next++;
-            await client.callTool({ name: "send_message", arguments: { to: "agent:sink", text: "throughput" } });
-          }
-        }),
-      );
-    }),
-  );
-  const seconds = (performance.now() - start) / 1000;
-  const total = senders.length * perSender;
-  rows.push({
-    measure: "posts per second through one router",
-    value: `${Math.round(total / seconds)} /s`,
-    note: `${senders.length} daemons × ${perSender} posts, ${inFlight} in flight each, into one recipient`,
-  });
-  await Promise.all(clients.map((c) => c.close()));
-}
-
-async function readInboxLatency(net: BenchNetwork, count: number): Promise<void> {
-  const name = `reader${count}`;
-  const first = await net.startDaemon(name);
-  await net.stop(first.process);
-  fillInbox(first.data, count);
-  const reader = await net.startDaemon(name);
-  const client = await mcpClient(reader);
-  const read = (cursor?: string) =>
-    client.callTool({ name: "read_inbox", arguments: cursor === undefined ? {} : { cursor } });
-  for (let i = 0; i < 20; i++) await read();
-  const samples: number[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < 300; i++) {
-    const start = performance.now();
-    const result = await read(i % 2 === 0 ? undefined : cursor);
-    samples.push(performance.now() - start);
-    cursor = (result.structuredContent as { nextCursor?: string }).nextCursor;
+  try {
+    return await run(`${POSTGRES}?schema=${schema}`);
+  } finally {
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
   }
-  rows.push({
-    measure: `read_inbox page latency, ${count.toLocaleString("en")} items`,
-    value: `${fmt(percentile(samples, 50))} / ${fmt(percentile(samples, 99))}`,
-    note: "p50 / p99 of 300 reads of 50-item pages (first pages and continuations)",
-  });
-  await client.close();
+}
+
+/** Runs one section; a failure becomes a row saying so, and the other sections still run. */
+async function section(name: string, rows: Row[], run: () => Promise<void>): Promise<void> {
+  if (!wants(name)) return;
+  log(name);
+  try {
+    await run();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    rows.push({
+      measure: `${name}: failed`,
+      ours: message.slice(0, 80),
+      anchor: "",
+      anchorValue: "",
+      ratio: "",
+      goal: "",
+    });
+  }
 }
 
 async function main(): Promise<void> {
-  const only = process.argv.slice(2);
-  const wants = (name: string) => only.length === 0 || only.includes(name);
+  const started = Date.now();
   const net = new BenchNetwork();
+  const rows: Row[] = [];
+  const floorRows: Row[] = [];
+  let floors: Floors | undefined;
   try {
     await net.startRouter();
-    if (wants("latency")) await sendLatency(net);
-    if (wants("throughput")) await routerThroughput(net);
-    if (wants("router")) {
-      const { routerCertifyThroughput } = await import("./router-certify.js");
-      rows.push(await routerCertifyThroughput(net.routerUrl));
+    if (wants("floors") || wants("latency") || wants("inbox")) {
+      log("floors");
+      floors = await measureFloors(net.root, quick);
+      const floorRow = (measure: string, value: number, format: (n: number) => string) =>
+        floorRows.push({ measure, ours: format(value), anchor: "", anchorValue: "", ratio: "", goal: "" });
+      floorRow("fsync p50 (4 KiB write + fdatasync)", floors.fsync, ms);
+      floorRow("HTTP POST round trip p50 (fetch, trivial server)", floors.httpPost, ms);
+      floorRow("WebSocket round trip p50 (loopback, 300 B)", floors.webSocket, ms);
+      floorRow("ed25519 sign (native)", floors.sign, us);
+      floorRow("ed25519 verify (native)", floors.verify, us);
     }
-    if (wants("inbox")) {
-      await readInboxLatency(net, 1_000);
-      await readInboxLatency(net, 1_000_000);
-    }
-    if (wants("webhooks")) {
-      const { webhookThroughput } = await import("./webhooks.js");
-      rows.push(await webhookThroughput(net));
-    }
+    await section("router", rows, async () => {
+      const synced = await startSyncedJetStream(net.root);
+      try {
+        const load = { ...ANCHOR_LOAD, perPublisher: scale.perLink };
+        const jsDefault = await jetStreamRate("127.0.0.1:4222", load);
+        const jsSynced = await jetStreamRate(synced.url, load);
+        const sqlite = await routerCertifyRate(net.routerUrl, { perSender: scale.perLink });
+        const postgres = await withPostgresSchema(async (url) => {
+          const router = await net.startExtraRouter("router-pg", url);
+          try {
+            return await routerCertifyRate(router.url, { perSender: scale.perLink });
+          } finally {
+            await net.stop(router.process);
+          }
+        });
+        const note = "8 links × 1 in flight, 300 B";
+        const syncedAnchor = { name: "JetStream, store chattr +S (fsync per message)", value: jsSynced };
+        const defaultAnchor = { name: "JetStream default (acks before fsync)", value: jsDefault };
+        rows.push(row(`router certifications/s, SQLite (${note})`, sqlite, perSecond, syncedAnchor, "≥ 2×"));
+        rows.push(row(`router certifications/s, SQLite (${note})`, sqlite, perSecond, defaultAnchor, "≥ 1×"));
+        if (postgres !== undefined) {
+          rows.push(row(`router certifications/s, PostgreSQL (${note})`, postgres, perSecond, syncedAnchor, "≥ 2×"));
+        }
+      } finally {
+        await synced.stop();
+      }
+    });
+    await section("latency", rows, async () => {
+      const f = floors ?? (await measureFloors(net.root, true));
+      // The critical path: the host's HTTP round trip, the intent fsync, the link round trip, the
+      // router's verify + fsync + sign, and the sender's verify of the certificate.
+      const floor = f.httpPost + f.fsync + f.webSocket + f.verify + f.fsync + f.sign + f.verify;
+      const latency = await sendLatency(net, scale.samples);
+      const anchor = { name: "critical-path floor (HTTP + 2 fsync + WS + sign + 2 verify)", value: floor };
+      rows.push(row("send_message p50 over MCP, sequential", latency.p50, ms, anchor, "≤ 2×"));
+      rows.push(row("send_message p99 over MCP, sequential", latency.p99, ms, { name: "goal", value: 10 }, "≤ 1×"));
+    });
+    await section("throughput", rows, async () => {
+      const throughput = await postsPerSecond(net, scale.perSender);
+      rows.push(
+        row(
+          "posts/s end to end over MCP (6 senders × 8 in flight)",
+          throughput.perSecond,
+          perSecond,
+          {
+            name: "goal",
+            value: 1000,
+          },
+          "≥ 1×",
+        ),
+      );
+      rows.push(row("send p99 under 6 × 8 load", throughput.p99, ms, { name: "goal", value: 10 }, "≤ 1×"));
+    });
+    await section("inbox", rows, async () => {
+      const f = floors ?? (await measureFloors(net.root, true));
+      const anchor = { name: "fetch POST round trip, trivial server", value: f.httpPost };
+      rows.push(
+        row(
+          "read_inbox p50, 1,000 pending (fetch)",
+          await readInboxP50(net, 1_000, scale.inboxReads),
+          ms,
+          anchor,
+          "≤ 1.5×",
+        ),
+      );
+      if (!quick) {
+        const p50 = await readInboxP50(net, 1_000_000, scale.inboxReads);
+        rows.push(row("read_inbox p50, 1,000,000 pending (fetch)", p50, ms, anchor, "≤ 1.5×"));
+      }
+    });
+    await section("memory", rows, async () => {
+      const memory = await daemonMemory(net, 100_000);
+      rows.push(row("daemon RSS, idle", memory.idle, mb, { name: "goal", value: 120 * 1024 * 1024 }, "≤ 1×"));
+      rows.push(
+        row("daemon RSS, 10^5 pending items", memory.pending, mb, { name: "goal", value: 200 * 1024 * 1024 }, "≤ 1×"),
+      );
+    });
+    await section("webhooks", rows, async () => {
+      const hooks = await webhookRates(net, scale.hooks);
+      const anchor = { name: "bare HTTPS POST loop, 1 in flight, same receiver", value: hooks.barePosts };
+      rows.push(row("webhook deliveries/s (signed, 1 in flight)", hooks.deliveries, perSecond, anchor, "≥ 0.8×"));
+    });
+    await section("gather", rows, async () => {
+      const gather = await allGatherVersusGroupPost(net, 32, scale.rounds);
+      const anchor = { name: "one certified group post, send → every member", value: gather.groupPost };
+      rows.push(
+        row("all_gather, 32 members: last answer → result at every member", gather.allGather, ms, anchor, "≤ 3×"),
+      );
+    });
   } finally {
     await net.close();
   }
-  const width = Math.max(...rows.map((r) => r.measure.length));
-  const valueWidth = Math.max(...rows.map((r) => r.value.length));
-  process.stdout.write(`\n${"measure".padEnd(width)}  ${"value".padEnd(valueWidth)}  note\n`);
-  process.stdout.write(`${"-".repeat(width)}  ${"-".repeat(valueWidth)}  ----\n`);
-  for (const row of rows)
-    process.stdout.write(`${row.measure.padEnd(width)}  ${row.value.padEnd(valueWidth)}  ${row.note}\n`);
+  const seconds = Math.round((Date.now() - started) / 1000);
+  let out = `\nSocial Harness bench${quick ? " (--quick)" : ""}, ${new Date().toISOString()}, ${seconds} s\n`;
+  if (floorRows.length > 0) out += printTable("Floors (measured in this run)", floorRows);
+  out += printTable("Figures beside their anchors (ratio = ours ÷ anchor)", rows);
+  process.stdout.write(out);
 }
 
 await main();

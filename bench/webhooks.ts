@@ -1,39 +1,83 @@
 /**
- * Webhook deliveries per second: a daemon whose inbox holds N items subscribes a local receiver
- * (plain HTTP on loopback, allowed by --unsafe-allow-local-callbacks) and delivers them one at a
- * time, in inbox order, each signed; the figure is items retired per second.
+ * Webhook deliveries per second beside their floor. A daemon whose inbox holds N items subscribes
+ * an HTTPS receiver on loopback (a self-signed certificate the daemon trusts through
+ * NODE_EXTRA_CA_CERTS; loopback allowed by --unsafe-allow-local-callbacks) and delivers the items
+ * one at a time, in inbox order, each signed and retired on 2xx. The anchor is a bare HTTPS POST
+ * loop, one in flight, from this process to the same receiver with bodies of the same size.
  */
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:http";
+import { readFileSync } from "node:fs";
+import { Agent, createServer, request } from "node:https";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import * as z from "zod";
-import { mcpClient, type BenchNetwork } from "./network.js";
 import { fillInbox } from "./fill-inbox.js";
+import { mcpClient, type BenchNetwork } from "./network.js";
 
-const ITEMS = 2_000;
+function selfSignedCertificate(dir: string): { cert: string; key: string; file: string } {
+  const file = path.join(dir, "receiver.pem");
+  const keyFile = path.join(dir, "receiver.key");
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-keyout",
+      keyFile,
+      "-out",
+      file,
+    ],
+    { stdio: "pipe" },
+  );
+  return { cert: readFileSync(file, "utf8"), key: readFileSync(keyFile, "utf8"), file };
+}
 
-export async function webhookThroughput(net: BenchNetwork): Promise<{ measure: string; value: string; note: string }> {
+export interface WebhookFigures {
+  readonly deliveries: number;
+  readonly barePosts: number;
+}
+
+export async function webhookRates(net: BenchNetwork, items: number): Promise<WebhookFigures> {
+  const tls = selfSignedCertificate(net.root);
   let delivered = 0;
+  let bodyBytes = 0;
   let done: () => void = () => {};
   const finished = new Promise<void>((resolve) => (done = resolve));
-  const receiver = createServer((req, res) => {
+  const receiver = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as { type?: string; challenge?: string };
+      const raw = Buffer.concat(chunks);
+      const body = JSON.parse(raw.toString()) as { type?: string; challenge?: string; bare?: boolean };
       res.writeHead(200, { "content-type": "application/json" });
       if (body.type === "verification") return res.end(JSON.stringify({ challenge: body.challenge }));
       res.end("{}");
-      if (++delivered === ITEMS) done();
+      if (body.bare === true) return;
+      bodyBytes = raw.byteLength;
+      if (++delivered === items) done();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const port = (receiver.address() as { port: number }).port;
   try {
-    const first = await net.startDaemon("hooks", ["--unsafe-allow-local-callbacks"]);
+    const flags = ["--unsafe-allow-local-callbacks"];
+    const env = { NODE_EXTRA_CA_CERTS: tls.file };
+    const first = await net.startDaemon("hooks", flags, env);
     await net.stop(first.process);
-    fillInbox(first.data, ITEMS);
-    const hooks = await net.startDaemon("hooks", ["--unsafe-allow-local-callbacks"]);
+    fillInbox(first.data, items);
+    const hooks = await net.startDaemon("hooks", flags, env);
     const client = await mcpClient(hooks);
     const start = performance.now();
     await client.request(
@@ -44,7 +88,7 @@ export async function webhookThroughput(net: BenchNetwork): Promise<{ measure: s
           arguments: {},
           delivery: {
             mode: "webhook",
-            url: `http://127.0.0.1:${port}/hook`,
+            url: `https://127.0.0.1:${port}/hook`,
             secret: `whsec_${randomBytes(32).toString("base64")}`,
           },
         },
@@ -52,13 +96,37 @@ export async function webhookThroughput(net: BenchNetwork): Promise<{ measure: s
       z.looseObject({}),
     );
     await finished;
-    const seconds = (performance.now() - start) / 1000;
+    const deliveries = items / ((performance.now() - start) / 1000);
     await client.close();
-    return {
-      measure: "webhook deliveries per second",
-      value: `${Math.round(ITEMS / seconds)} /s`,
-      note: `${ITEMS} items, one in flight, signed, each retired on 2xx (loopback HTTP receiver)`,
-    };
+    await net.stop(hooks.process);
+
+    const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: tls.cert });
+    const body = JSON.stringify({ bare: true, pad: "x".repeat(Math.max(0, bodyBytes - 24)) });
+    const post = () =>
+      new Promise<void>((resolve, reject) => {
+        const req = request(
+          {
+            host: "127.0.0.1",
+            port,
+            method: "POST",
+            path: "/hook",
+            agent,
+            headers: { "content-type": "application/json" },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", resolve);
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+    for (let i = 0; i < 50; i++) await post();
+    const bareStart = performance.now();
+    for (let i = 0; i < items; i++) await post();
+    const barePosts = items / ((performance.now() - bareStart) / 1000);
+    agent.destroy();
+    return { deliveries, barePosts };
   } finally {
     receiver.close();
   }

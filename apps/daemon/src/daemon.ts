@@ -6,6 +6,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import type { StatementCounter } from "@social-harness/sqlite";
 import type { Logger } from "pino";
 import { Collectives } from "./collectives/collectives.service.js";
 import { openDaemonStore } from "./db/database.js";
@@ -68,6 +69,9 @@ export interface DaemonConfig {
   readonly firewallWorkers?: number;
   /** `--registration-token`: presented to a router that admits new names by token. */
   readonly registrationToken?: string;
+
+  /** A debug count of the database statements (docs/performance.md); off when absent. */
+  readonly statementCounter?: StatementCounter;
 }
 
 export interface RunningDaemon {
@@ -87,7 +91,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const { log } = config;
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const credentials = loadCredentials(config.dataDir);
-  const store = await openDaemonStore(path.join(config.dataDir, "daemon.db"));
+  const store = await openDaemonStore(path.join(config.dataDir, "daemon.db"), config.statementCounter);
 
   const inbox = new Inbox(store);
   const trust = new Trust(store, config.trust);

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
+  encodeRecord,
   generateSigningKey,
   readRecord,
   recordHashOf,
@@ -138,6 +139,46 @@ describe.each(["sqlite", "postgres"] as const)("router on %s", (dialect) => {
     const moved = (await a.propose({ ...draft, prev: first.record })) as Certified;
     expect(moved).toMatchObject({ t: "certified", seq: first.seq, record: first.record });
     expect(moved.stored && recordHashOf(moved.stored.record)).toBe(first.record);
+  });
+
+  it("answers proposals that share a group commit as if each had its own", async () => {
+    const a = await link("batch-a");
+    const b = await link("batch-b");
+    const c = await link("batch-c");
+    const first = a.draft("direct:batch-a,batch-b", null, "first");
+    // Sent together, so they reach the router in one read and share one transaction.
+    const answers = await Promise.all([
+      a.propose(first),
+      a.propose(first),
+      a.propose(a.draft("direct:batch-a,batch-b", null, "same head")),
+      c.propose(c.draft("direct:batch-b,batch-c", null, "other conversation")),
+      b.propose(b.draft("direct:batch-b,batch-c", null, "loses the race")),
+    ]);
+    const [one, again, sameHead, other, lost] = answers as Certified[];
+    expect(one).toMatchObject({ t: "certified", seq: 1 });
+    expect(again).toMatchObject({ t: "certified", seq: 1, record: one!.record });
+    expect(sameHead).toMatchObject({ t: "head-moved", head: one!.record });
+    expect(other).toMatchObject({ t: "certified", conv: "direct:batch-b,batch-c", seq: 1 });
+    expect(lost).toMatchObject({ t: "head-moved", head: other!.record });
+  });
+
+  it("certifies a chain of proposals sent together, each naming the one before as prev", async () => {
+    const a = await link("chain-a");
+    await link("chain-b");
+    const conv = "direct:chain-a,chain-b";
+    // A daemon may pipeline: the hash of a proposal is known before its certificate arrives.
+    const drafts = [a.draft(conv, null, "one")];
+    for (const text of ["two", "three", "four"]) {
+      drafts.push(a.draft(conv, recordHashOf(encodeRecord(drafts.at(-1)!)), text));
+    }
+    const answers = (await Promise.all(drafts.map((d) => a.propose(d)))) as Certified[];
+    expect(answers.map((c) => [c.t, c.seq])).toEqual([
+      ["certified", 1],
+      ["certified", 2],
+      ["certified", 3],
+      ["certified", 4],
+    ]);
+    expect(answers.map((c) => c.record)).toEqual(drafts.map((d) => recordHashOf(encodeRecord(d))));
   });
 
   it("refuses records that are forged, misattributed or to unknown agents", async () => {

@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import { randomBytes } from "node:crypto";
 import { createLocalBus, createPostgresBus } from "./bus/bus.js";
 import { AppendBatcher, RecentRecords, type AppendContext } from "./conversations/append.service.js";
+import { inProcessWriter, startSqliteWriter } from "./conversations/append-writer.js";
 import { GenesisCoordinator } from "./conversations/genesis.service.js";
 import { openRouterStore } from "./db/database.js";
 import { LinkServer } from "./link/link-server.js";
@@ -61,7 +62,11 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     knownAgents: new Set(),
     recent: new RecentRecords(),
   };
-  const appends = new AppendBatcher(ctx);
+  const writer =
+    store.sqliteFile === undefined
+      ? inProcessWriter(store.db, { dialect: store.dialect, routerKey, now: ctx.now })
+      : await startSqliteWriter({ file: store.sqliteFile, seed: routerKey.seed });
+  const appends = new AppendBatcher(ctx, writer);
   const genesis = new GenesisCoordinator(ctx, appends, {
     deliveryTimeoutMs: store.postgres === undefined ? 0 : 2_000,
     cosignTimeoutMs: options.cosignTimeoutMs ?? 10_000,
@@ -96,6 +101,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
       if (sweep !== undefined) clearInterval(sweep);
       await links.close();
       await new Promise<void>((resolve) => http.close(() => resolve()));
+      await writer.close();
       await bus.close();
       await store.close();
     },

@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { isAgentName, REGISTRATION_TOKEN_PATTERN } from "@social-harness/protocol";
 import { pino } from "pino";
 import { FAULT_POINTS, startDaemon, type FaultPoint } from "@social-harness/daemon";
+import { countStatementsTo } from "./statement-counts.js";
 import { parseListen } from "./listen.js";
 
 /** The daemon command's options, exactly as `parseArgs` reads them. */
@@ -102,6 +103,8 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
       throw new Error(`--${flag} takes a whole number from 1 to ${max}`);
     return n;
   };
+
+  const statementCounter = countStatementsTo(process.env.SOCIAL_HARNESS_STATEMENT_COUNTS);
   const daemon = await startDaemon({
     name: values.name,
     routerUrl: values.router,
@@ -115,6 +118,7 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
     collectiveWaitMs: milliseconds("collective-wait-ms"),
     heartbeatMs: Math.min(milliseconds("event-heartbeat-ms") ?? 25_000, 30_000),
     allowLocalCallbacks: values["unsafe-allow-local-callbacks"],
+    statementCounter,
     webhookSchedule: {
       attemptTimeoutMs: milliseconds("webhook-timeout-ms"),
       retryBaseMs: milliseconds("webhook-retry-base-ms"),

@@ -5,3 +5,4 @@
  */
 export { prepared } from "./prepared.js";
 export { withStatementCache } from "./statement-cache.js";
+export { createStatementCounter, type StatementCounter, type StatementCounts } from "./statement-counter.js";

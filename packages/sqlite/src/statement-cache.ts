@@ -5,10 +5,12 @@
  */
 import type Database from "better-sqlite3";
 import type { SqliteDatabase } from "kysely";
+import type { StatementCounter } from "./statement-counter.js";
 
 const MAX_CACHED = 512;
 
-export function withStatementCache(sqlite: Database.Database): SqliteDatabase {
+/** Kysely prepares once per query it runs, so with a counter each prepare is one statement run. */
+export function withStatementCache(sqlite: Database.Database, counter?: StatementCounter): SqliteDatabase {
   const cache = new Map<string, Database.Statement>();
   return {
     close: () => sqlite.close(),
@@ -19,6 +21,7 @@ export function withStatementCache(sqlite: Database.Database): SqliteDatabase {
         // Shapes that vary (IN lists of different lengths) stop being cached once the cache is full.
         if (cache.size < MAX_CACHED) cache.set(sql, statement);
       }
+      counter?.count(sql, statement.reader);
       return statement;
     },
   };

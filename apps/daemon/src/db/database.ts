@@ -6,7 +6,7 @@
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect, sql, type Generated, type Transaction } from "kysely";
 import { Migrator } from "kysely/migration";
-import { withStatementCache } from "@social-harness/sqlite";
+import { withStatementCache, type StatementCounter } from "@social-harness/sqlite";
 import { daemonMigrations } from "./migrations/index.js";
 
 export interface PinnedKeysTable {
@@ -226,12 +226,14 @@ export interface DaemonStore {
 }
 
 /** Opens and migrates the daemon database; startup fails on a migration error. */
-export async function openDaemonStore(file: string): Promise<DaemonStore> {
+export async function openDaemonStore(file: string, counter?: StatementCounter): Promise<DaemonStore> {
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("busy_timeout = 5000");
-  const db = new Kysely<DaemonDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<DaemonDatabase>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite, counter) }),
+  });
   const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(daemonMigrations) } });
   const { error } = await migrator.migrateToLatest();
   if (error !== undefined) {

@@ -2,10 +2,10 @@
  * The MCP endpoint at /mcp (SPEC §9, seed 000): the official SDK v2 serves protocol 2026-07-28 and
  * the legacy initialize era on one URL. Bearer tokens name the principal (401 otherwise). Tools
  * are dispatched by our own `tools/call` handler so that argument mistakes are InvalidParams
- * (-32602) and refusals keep their JSON-RPC code and data (research/mcp-sdk-v2.md §4).
+ * (-32602) and refusals keep their JSON-RPC code and data (research/mcp-sdk-v2.md §4). Servers
+ * are built once per principal and era and reused once their exchange has closed.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { toNodeHandler } from "@modelcontextprotocol/node";
 import {
   createMcpHandler,
   ProtocolError,
@@ -17,6 +17,7 @@ import {
 import type { Logger } from "pino";
 import * as z from "zod";
 import { principalOf, type Credentials, type Principal } from "../identity/identity.js";
+import { readBody, webRequestOf, writeResponse, writeTooLarge } from "./node-exchange.js";
 import { refusalOf } from "./refusals.js";
 import { INVALID_PARAMS, type ToolDefinition } from "./tool.js";
 
@@ -47,6 +48,24 @@ function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string,
 function describeIssues(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "arguments"}: ${i.message}`).join("; ");
 }
+
+/** What the endpoint passes to its handlers beside the principal, through the SDK's authInfo. */
+interface RequestExtra {
+  readonly principal: Principal;
+  /** tools/call arguments exactly as JSON.parse read them, before the SDK's validation copies them. */
+  readonly rawArguments?: unknown;
+}
+
+/** The arguments of a single tools/call body, as parsed from the raw JSON. */
+function rawArgumentsOf(body: unknown): unknown {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: unknown };
+  if (method !== "tools/call" || typeof params !== "object" || params === null) return undefined;
+  return (params as { arguments?: unknown }).arguments;
+}
+
+/** Idle servers waiting for their next exchange, one pool per principal and era. */
+const POOL_LIMIT = 32;
 
 export interface McpEndpoint {
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
@@ -91,7 +110,11 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       if (entry === undefined || !entry.tool.principals.includes(principal)) {
         throw new ProtocolError(INVALID_PARAMS, `Tool ${name} not found`);
       }
-      const args = entry.tool.input.safeParse(request.params.arguments ?? {});
+      // The SDK's message validation copies arguments into fresh objects, which drops an own
+      // "__proto__" key; the raw parse still has it, so the strict schema refuses it as unknown.
+      const extra = ctx.http?.authInfo?.extra as RequestExtra | undefined;
+      const raw = extra !== undefined && "rawArguments" in extra ? extra.rawArguments : request.params.arguments;
+      const args = entry.tool.input.safeParse(raw ?? {});
       if (!args.success) {
         throw new ProtocolError(INVALID_PARAMS, `Invalid arguments for tool ${name}: ${describeIssues(args.error)}`);
       }
@@ -128,13 +151,30 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     return server;
   };
 
+  // The SDK serves one exchange per server instance at a time and closes it afterwards; a closed
+  // server is connected again for a later exchange of the same principal and era, so its handlers
+  // are registered once rather than on every request.
+  const idle = new Map<string, Set<Server>>();
+  const acquire = (principal: Principal, era: "modern" | "legacy"): Server => {
+    const key = `${principal}:${era}`;
+    const pool = idle.get(key) ?? new Set<Server>();
+    idle.set(key, pool);
+    const reused = pool.values().next();
+    if (!reused.done) {
+      pool.delete(reused.value);
+      return reused.value;
+    }
+    const server = build(principal, era);
+    server.onclose = () => {
+      if (pool.size < POOL_LIMIT) pool.add(server);
+    };
+    return server;
+  };
+
   const handler = createMcpHandler(
-    ({ authInfo, era }) => build((authInfo?.extra?.principal as Principal | undefined) ?? "runtime", era),
+    ({ authInfo, era }) => acquire((authInfo?.extra as RequestExtra | undefined)?.principal ?? "runtime", era),
     { legacy: "stateless", onerror: (error) => deps.log.debug({ err: error }, "mcp request rejected") },
   );
-  const node = toNodeHandler(handler, {
-    onerror: (error: Error) => deps.log.warn({ err: error }, "mcp transport error"),
-  });
 
   return {
     async handle(req, res) {
@@ -147,9 +187,32 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
         res.end(JSON.stringify({ error: "invalid_token", error_description: "a runtime or owner token is required" }));
         return;
       }
-      const auth: AuthInfo = { token: "", clientId: principal, scopes: [], extra: { principal } };
-      (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
-      await node(req, res);
+      const closed = new AbortController();
+      res.on("close", () => {
+        if (!res.writableFinished) closed.abort();
+      });
+      const body = await readBody(req);
+      if (body.kind === "too-large") return writeTooLarge(res);
+      const extra: RequestExtra =
+        body.kind === "json" && rawArgumentsOf(body.value) !== undefined
+          ? { principal, rawArguments: rawArgumentsOf(body.value) }
+          : { principal };
+      const authInfo: AuthInfo = { token: "", clientId: principal, scopes: [], extra: { ...extra } };
+      const request = webRequestOf(req, body.kind === "raw" ? body.text : undefined, closed.signal);
+      let response: Response;
+      try {
+        response = await handler.fetch(request, {
+          authInfo,
+          ...(body.kind === "json" ? { parsedBody: body.value } : {}),
+        });
+      } catch (error) {
+        deps.log.warn({ err: error }, "mcp transport error");
+        response = Response.json(
+          { jsonrpc: "2.0", error: { code: -32603, message: "Internal server error" }, id: null },
+          { status: 500 },
+        );
+      }
+      await writeResponse(res, response, closed.signal);
     },
     close: () => handler.close(),
   };

@@ -8,6 +8,7 @@ import { SendErrorDataSchema } from "@social-harness/protocol";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { acknowledgeAll, textOf } from "../harness/inbox.js";
 import { callTool, connect, eventually, tool } from "../harness/mcp.js";
+import { modernEnvelope, MODERN_VERSION, postMcp } from "../harness/raw-mcp.js";
 import { Network, readAll, waitForItems } from "../harness/network.js";
 
 const OPTIONS_KEY = "org.social-harness/send";
@@ -68,6 +69,27 @@ describe("send_message", () => {
     expect(outcome).toMatchObject({ ok: false, code: INVALID_PARAMS });
     expect(await inboxAfter(`after ${field}`)).toEqual([`after ${field}`]);
   });
+
+  it.each(["modern", "legacy"] as const)(
+    "refuses an extra __proto__ key in the arguments as InvalidParams and sends nothing (%s era)",
+    async (era) => {
+      // JSON.parse keeps "__proto__" as an own key; a copy made by assignment would drop it.
+      const text = `with __proto__ (${era})`;
+      const params =
+        `{"name":"send_message","arguments":{"to":"agent:bob","text":${JSON.stringify(text)},"__proto__":{"x":1}}` +
+        (era === "modern" ? `,"_meta":${JSON.stringify(modernEnvelope())}}` : "}");
+      const { daemon } = net.agent("alice");
+      const answer = await postMcp(daemon.mcpUrl, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":${params}}`, {
+        authorization: `Bearer ${daemon.runtimeToken}`,
+        ...(era === "modern"
+          ? { "mcp-protocol-version": MODERN_VERSION, "mcp-method": "tools/call", "mcp-name": "send_message" }
+          : {}),
+      });
+      expect(answer.response).toMatchObject({ id: 7, error: { code: INVALID_PARAMS } });
+      expect(answer.response?.error.message).toContain("__proto__");
+      expect(await inboxAfter(`after __proto__ (${era})`)).toEqual([`after __proto__ (${era})`]);
+    },
+  );
 
   it("accepts RuntimeSendOptions in _meta, and an omitted entry means result delivery", async () => {
     const cases: [string, Record<string, unknown> | undefined][] = [

@@ -97,9 +97,9 @@ describe("the firewall and collectives on four daemons", () => {
     expect(daveHolds.holds.map((h) => h.item.kind)).toEqual(["collectiveRequest"]);
     await net.send("bob", GROUP, answer("morning"));
     await net.send("carol", GROUP, answer("evening"));
-    const [atAlice, atBob, atCarol, atDave] = await Promise.all(
+    const [atAlice, atBob, atCarol, atDave] = (await Promise.all(
       ["alice", "bob", "carol", "dave"].map((name) => result(name, operationId as string)),
-    );
+    )) as [InboxItem, InboxItem, InboxItem, InboxItem];
     const withheld = { kind: "withheld", checkId: expect.stringMatching(/^chk_/), reason: "held" };
     const morning = { kind: "answered", content: { note: "morning" } };
     const evening = { kind: "answered", content: { note: "evening" } };

@@ -58,7 +58,12 @@ describe("the firewall policy", () => {
     await net.restart("bob");
     expect((await owner().firewall.get.query()).revision).toBe(1);
     const [first] = (await owner().firewall.revisions.query()).revisions;
-    expect(first).toEqual({ revision: 1, author: `file:${policyFile}`, createdAt: expect.any(Number), mode: "enforce" });
+    expect(first).toEqual({
+      revision: 1,
+      author: `file:${policyFile}`,
+      createdAt: expect.any(Number),
+      mode: "enforce",
+    });
     expect(net.agent("bob").daemon.stderr()).toContain("the firewall policy file matches the current revision");
   });
 
@@ -77,7 +82,8 @@ describe("the firewall policy", () => {
       .firewall.set.mutate({ policy: draft })
       .then(
         () => undefined,
-        (e: unknown) => e as { message: string; data?: { code?: string; issues?: { path: string; message: string }[] } },
+        (e: unknown) =>
+          e as { message: string; data?: { code?: string; issues?: { path: string; message: string }[] } },
       );
     expect(error?.data?.code).toBe("BAD_REQUEST");
     expect(error?.data?.issues?.map((i) => i.path).sort()).toEqual([
@@ -116,7 +122,9 @@ describe("the firewall policy", () => {
     chmodSync(keyFile, 0o600);
     await owner().firewall.set.mutate({ policy });
     judge.on("is the key sent", { choice: "no", probability: 0.99 }, 1);
-    expect(await callTool(net.agent("alice").mcp.client, "send_message", { to: "agent:bob", text: "is the key sent?" })).toMatchObject({
+    expect(
+      await callTool(net.agent("alice").mcp.client, "send_message", { to: "agent:bob", text: "is the key sent?" }),
+    ).toMatchObject({
       ok: true,
     });
     await expect.poll(() => judge.calls.length).toBeGreaterThan(0);

@@ -57,7 +57,9 @@ describe("guidance on every surface", () => {
       await net.send("alice", "agent:bob", "are you free at noon?");
       const [entry] = await waitFor(net.agent("bob"), (e) => e.item.kind === "multicast");
       expect(entry!.guidance).toMatchObject({
-        instructions: [{ ruleId: "reply-to-alice", expectation: "required", instruction: "alice is waiting for your reply." }],
+        instructions: [
+          { ruleId: "reply-to-alice", expectation: "required", instruction: "alice is waiting for your reply." },
+        ],
       });
       expect(JSON.stringify(entry!.item)).not.toContain("alice is waiting");
       const event = await tool(net.agent("bob").mcp.client, "read_event", {

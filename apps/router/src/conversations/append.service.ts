@@ -6,26 +6,19 @@
  */
 import {
   checkContentSize,
-  encodeSignatureList,
   readRecord,
-  signCertificate,
   verifyActionSignature,
   type LinkRefusal,
   type RecordFields,
   type SignatureEntry,
   type SigningKey,
 } from "@social-harness/protocol";
-import type { Transaction } from "kysely";
-import type { RouterDatabase, RouterStore } from "../db/database.js";
+import type { RouterStore } from "../db/database.js";
 import type { RouterBus } from "../bus/bus.js";
 import { findAgent } from "../registry/registry.store.js";
-import {
-  appendRecord,
-  createConversation,
-  findRecordByPost,
-  lockHead,
-  type StoredRecord,
-} from "./conversations.store.js";
+import type { BatchWriter } from "./append-writer.js";
+import { BATCH_CONFLICT } from "./commit-batch.js";
+import type { StoredRecord } from "./conversations.store.js";
 
 export type AppendOutcome =
   | { readonly kind: "certified"; readonly record: StoredRecord; readonly existed: boolean; readonly differs: boolean }
@@ -75,53 +68,14 @@ export interface HeadCommit {
   readonly createMembers?: readonly string[];
 }
 
-/** Inside a transaction: certifies the record at the head, or says why not. */
-async function applyAtHead(
-  trx: Transaction<RouterDatabase>,
-  ctx: AppendContext,
-  input: HeadCommit,
-): Promise<AppendOutcome> {
-  const existing = await findRecordByPost(trx, input.author, input.postId);
-  if (existing !== undefined) {
-    return { kind: "certified", record: existing, existed: true, differs: existing.hash !== input.hash };
-  }
-  if (input.createMembers !== undefined) await createConversation(trx, input.conv, input.createMembers, ctx.now());
-  const head = await lockHead(trx, ctx.store.dialect, input.conv);
-  if (head === undefined)
-    return { kind: "refused", reason: "no-conversation", detail: `${input.conv} has no genesis yet` };
-  if (input.prev !== head.hash) return { kind: "head-moved", conv: input.conv, head: head.hash };
-  const seq = head.seq + 1;
-  const record: StoredRecord = {
-    conv: input.conv,
-    seq,
-    hash: input.hash,
-    bytes: input.bytes,
-    signatures: encodeSignatureList(input.signatures),
-    certificate: signCertificate(ctx.routerKey, { conv: input.conv, seq, record: input.hash }),
-  };
-  await appendRecord(trx, { ...record, author: input.author, postId: input.postId, committedAt: ctx.now() });
-  return { kind: "certified", record, existed: false, differs: false };
-}
-
 function isRetryable(error: unknown): boolean {
+  if (error instanceof Error && error.name === BATCH_CONFLICT) return true;
   const code = (error as { code?: unknown }).code;
   const text = `${typeof code === "string" ? code : ""} ${error instanceof Error ? error.message : ""}`;
   // Unique violations (a concurrent append or registration won) and PostgreSQL deadlocks.
   return ["23505", "40P01", "40001", "UNIQUE constraint failed", "SQLITE_CONSTRAINT"].some((marker) =>
     text.includes(marker),
   );
-}
-
-/** Commits one record in its own transaction, retrying a lost race twice. */
-async function commitOne(ctx: AppendContext, input: HeadCommit): Promise<AppendOutcome> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await ctx.store.db.transaction().execute((trx) => applyAtHead(trx, ctx, input));
-    } catch (error) {
-      if (attempt < 2 && isRetryable(error)) continue;
-      throw error;
-    }
-  }
 }
 
 interface Queued {
@@ -131,49 +85,61 @@ interface Queued {
 }
 
 /**
- * Group commit: appends that arrive while a transaction is in flight share the next one, so one
- * durable commit (one fsync on SQLite) certifies many records. If a batch fails, its appends are
- * committed one by one, so one bad append never fails the others.
+ * Group commit: appends that arrive while a batch is being written share the next one, so one
+ * durable commit (one fsync on SQLite) certifies many records.
+ * A batch starts from setImmediate, after the event loop has read every frame that is waiting, so
+ * it holds every proposal that was verified meanwhile. The writer says how many batches may be in
+ * flight: one on SQLite (one writer), a few on PostgreSQL, whose row locks on the heads serialise
+ * batches that touch the same conversation. If a batch fails, its appends are committed one by one,
+ * so one bad append never fails the others.
  */
 export class AppendBatcher {
   private queue: Queued[] = [];
-  private running = false;
+  private inFlight = 0;
+  private scheduled = false;
   /** Direct conversations known to exist; rows are never deleted, so the set only grows. */
   private readonly knownConversations = new Set<string>();
 
   constructor(
     private readonly ctx: AppendContext,
+    private readonly writer: BatchWriter,
     private readonly maxBatch = 256,
   ) {}
 
   commit(input: HeadCommit): Promise<AppendOutcome> {
     return new Promise((resolve, reject) => {
       this.queue.push({ input, resolve, reject });
-      void this.drain();
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.inFlight >= this.writer.concurrency || this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      while (this.inFlight < this.writer.concurrency && this.queue.length > 0) void this.drain();
     });
   }
 
   private async drain(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
+    this.inFlight++;
     try {
-      while (this.queue.length > 0) await this.commitBatch(this.queue.splice(0, this.maxBatch));
+      await this.commitBatch(this.queue.splice(0, this.maxBatch));
     } finally {
-      this.running = false;
+      this.inFlight--;
+      if (this.queue.length > 0) this.schedule();
     }
   }
 
   private async commitBatch(batch: Queued[]): Promise<void> {
     let outcomes: AppendOutcome[];
     try {
-      outcomes = await this.ctx.store.db.transaction().execute(async (trx) => {
-        const results: AppendOutcome[] = [];
-        for (const item of batch) results.push(await applyAtHead(trx, this.ctx, this.known(item.input)));
-        return results;
-      });
+      const inputs = batch.map((item) => this.known(item.input));
+      outcomes = await this.writer.write(inputs);
     } catch {
       for (const item of batch) {
-        await commitOne(this.ctx, item.input).then(
+        await this.commitOne(item.input).then(
           (outcome) => this.settle(item, outcome),
           (error: unknown) => item.reject(error),
         );
@@ -181,6 +147,19 @@ export class AppendBatcher {
       return;
     }
     batch.forEach((item, i) => this.settle(item, outcomes[i]!));
+  }
+
+  /** Commits one record in its own transaction, retrying a lost race twice. */
+  private async commitOne(input: HeadCommit): Promise<AppendOutcome> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const [outcome] = await this.writer.write([input]);
+        return outcome!;
+      } catch (error) {
+        if (attempt < 2 && isRetryable(error)) continue;
+        throw error;
+      }
+    }
   }
 
   /** Skips creating a conversation this router has seen committed before. */

@@ -53,64 +53,99 @@ export async function createConversation(
   return true;
 }
 
-const selectRecordByPost = prepared((db: Kysely<RouterDatabase>, author: string, postId: string) =>
-  db
-    .selectFrom("records")
-    .select(["conv", "seq", "hash", "bytes", "signatures", "certificate"])
-    .where("author", "=", author)
-    .where("post_id", "=", postId),
-);
-
-export async function findRecordByPost(trx: Db, author: string, postId: string): Promise<StoredRecord | undefined> {
-  return (await selectRecordByPost(trx, author, postId)).rows[0];
+/**
+ * Reads the heads of several conversations in one statement. On PostgreSQL it locks their rows,
+ * in conversation order so that two routers locking overlapping sets never deadlock.
+ */
+export async function lockHeads(
+  trx: Db,
+  dialect: Dialect,
+  convs: readonly string[],
+): Promise<Map<string, ConversationHead>> {
+  if (convs.length === 0) return new Map();
+  const query = trx
+    .selectFrom("conversations")
+    .select(["conv", "head_seq", "head_hash"])
+    .where("conv", "in", [...convs])
+    .orderBy("conv");
+  const rows = await (dialect === "postgres" ? query.forUpdate() : query).execute();
+  return new Map(rows.map((r) => [r.conv, { seq: r.head_seq, hash: r.head_hash }]));
 }
 
-const insertRecord = prepared(
-  (
-    db: Kysely<RouterDatabase>,
-    conv: string,
-    seq: number,
-    hash: string,
-    author: string,
-    postId: string,
-    bytes: Uint8Array,
-    signatures: Uint8Array,
-    certificate: Uint8Array,
-    committedAt: number,
-  ) =>
-    db.insertInto("records").values({
-      conv,
-      seq,
-      hash,
-      author,
-      post_id: postId,
-      bytes,
-      signatures,
-      certificate,
-      committed_at: committedAt,
-    }),
-);
-const updateHead = prepared((db: Kysely<RouterDatabase>, conv: string, seq: number, hash: string) =>
-  db.updateTable("conversations").set({ head_seq: seq, head_hash: hash }).where("conv", "=", conv),
-);
+export interface NewRecord extends StoredRecord {
+  readonly author: string;
+  readonly postId: string;
+  readonly committedAt: number;
+}
 
-export async function appendRecord(
+/**
+ * Inserts records in one statement. A record whose post (or hash) is already stored is skipped,
+ * not an error; the answer holds the hashes that were inserted.
+ */
+export async function insertRecords(trx: Db, rows: readonly NewRecord[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const inserted = await trx
+    .insertInto("records")
+    .values(
+      rows.map((row) => ({
+        conv: row.conv,
+        seq: row.seq,
+        hash: row.hash,
+        author: row.author,
+        post_id: row.postId,
+        bytes: Buffer.from(row.bytes),
+        signatures: Buffer.from(row.signatures),
+        certificate: Buffer.from(row.certificate),
+        committed_at: row.committedAt,
+      })),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .returning("hash")
+    .execute();
+  return new Set(inserted.map((r) => r.hash));
+}
+
+/**
+ * Moves the heads of several conversations in one statement. Every row exists (the caller read
+ * and, on PostgreSQL, locked it), so the upsert always takes its update branch.
+ */
+export async function setHeads(
   trx: Db,
-  row: StoredRecord & { author: string; postId: string; committedAt: number },
+  heads: ReadonlyMap<string, { readonly seq: number; readonly hash: string }>,
+  now: number,
 ): Promise<void> {
-  await insertRecord(
-    trx,
-    row.conv,
-    row.seq,
-    row.hash,
-    row.author,
-    row.postId,
-    Buffer.from(row.bytes),
-    Buffer.from(row.signatures),
-    Buffer.from(row.certificate),
-    row.committedAt,
+  if (heads.size === 0) return;
+  await trx
+    .insertInto("conversations")
+    .values([...heads].map(([conv, head]) => ({ conv, head_seq: head.seq, head_hash: head.hash, created_at: now })))
+    .onConflict((oc) =>
+      oc.column("conv").doUpdateSet((eb) => ({
+        head_seq: eb.ref("excluded.head_seq"),
+        head_hash: eb.ref("excluded.head_hash"),
+      })),
+    )
+    .execute();
+}
+
+/** The stored records of any of these (author, post) pairs, in one statement. */
+export async function findRecordsByPosts(
+  trx: Db,
+  posts: readonly { readonly author: string; readonly postId: string }[],
+): Promise<Map<string, StoredRecord>> {
+  if (posts.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom("records")
+    .select(["conv", "seq", "hash", "bytes", "signatures", "certificate", "author", "post_id"])
+    .where("author", "in", [...new Set(posts.map((p) => p.author))])
+    .where("post_id", "in", [...new Set(posts.map((p) => p.postId))])
+    .execute();
+  return new Map(
+    rows.map(({ author, post_id, ...record }) => [postKey(author, post_id), record satisfies StoredRecord]),
   );
-  await updateHead(trx, row.conv, row.seq, row.hash);
+}
+
+export function postKey(author: string, postId: string): string {
+  return `${author}\0${postId}`;
 }
 
 export async function membersOf(db: Db, conv: string): Promise<string[]> {

@@ -62,6 +62,8 @@ export interface RouterStore {
   readonly dialect: Dialect;
   /** For PostgreSQL: a connection config for a LISTEN client and the channel prefix. */
   readonly postgres?: { readonly config: pg.ClientConfig; readonly channel: string };
+  /** For SQLite: the database file, which the append writer opens on its own connection. */
+  readonly sqliteFile?: string;
   close(): Promise<void>;
 }
 
@@ -126,12 +128,17 @@ export async function openRouterStore(options: { database?: string; sqliteFile: 
     };
   }
   if (options.database !== undefined) throw new Error(`unsupported database URL ${options.database}`);
-  const sqlite = new Database(options.sqliteFile);
+  const db = openSqlite(options.sqliteFile);
+  await migrate(db, "sqlite");
+  return { db, dialect: "sqlite", sqliteFile: options.sqliteFile, close: () => db.destroy() };
+}
+
+/** One connection to the router's SQLite file: WAL, and every commit fsync'd (synchronous=FULL). */
+export function openSqlite(file: string): Kysely<RouterDatabase> {
+  const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
-  const db = new Kysely<RouterDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  await migrate(db, "sqlite");
-  return { db, dialect: "sqlite", close: () => db.destroy() };
+  return new Kysely<RouterDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
 }

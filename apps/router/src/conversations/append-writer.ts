@@ -1,0 +1,97 @@
+/**
+ * Where a group commit runs. On PostgreSQL, in this process: its I/O is asynchronous already. On
+ * SQLite, on a writer thread with its own connection: better-sqlite3 blocks while it writes and
+ * fsyncs, and on the event loop that wait would stop the router from reading and verifying the
+ * next proposals. Either way an outcome is answered only after its transaction has committed.
+ */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { Kysely } from "kysely";
+import type { RouterDatabase } from "../db/database.js";
+import type { AppendOutcome, HeadCommit } from "./append.service.js";
+import { commitBatch, type BatchEnv } from "./commit-batch.js";
+
+export interface BatchWriter {
+  /** How many batches may be written at once. */
+  readonly concurrency: number;
+  /** Certifies the batch in one transaction and resolves once it is durable. */
+  write(inputs: readonly HeadCommit[]): Promise<AppendOutcome[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * PostgreSQL: batches run on pool connections side by side. Batches that touch one conversation
+ * wait for each other on its head's row lock (taken in conversation order, so never a deadlock
+ * between two batches' lockHeads); the others commit together, sharing the server's WAL flushes.
+ */
+const POSTGRES_BATCHES_IN_FLIGHT = 4;
+
+export function inProcessWriter(db: Kysely<RouterDatabase>, env: BatchEnv): BatchWriter {
+  return {
+    concurrency: env.dialect === "postgres" ? POSTGRES_BATCHES_IN_FLIGHT : 1,
+    write: (inputs) => db.transaction().execute((trx) => commitBatch(trx, env, inputs)),
+    close: () => Promise.resolve(),
+  };
+}
+
+/** What the writer thread answers for one batch; an error keeps the fields isRetryable reads. */
+export type WriterReply =
+  | { readonly id: number; readonly outcomes: AppendOutcome[] }
+  | { readonly id: number; readonly error: { name: string; message: string; code?: unknown } };
+
+export interface WriterData {
+  readonly file: string;
+  readonly seed: Uint8Array;
+}
+
+/**
+ * The compiled worker module. Under Vitest this module runs from its TypeScript source, which a
+ * worker thread cannot load; the worker then comes from the build (`npm run build:node`).
+ */
+function workerUrl(): URL {
+  const url = new URL("./append-writer.worker.js", import.meta.url);
+  if (existsSync(fileURLToPath(url))) return url;
+  return new URL(url.href.replace(/\/src\/conversations\/([^/]+)$/, "/dist/conversations/$1"));
+}
+
+export async function startSqliteWriter(data: WriterData): Promise<BatchWriter> {
+  const worker = new Worker(workerUrl(), { workerData: data });
+  const waiting = new Map<number, { resolve(o: AppendOutcome[]): void; reject(e: unknown): void }>();
+  let nextId = 0;
+  let failure: Error | undefined;
+  const fail = (error: Error) => {
+    failure = error;
+    for (const w of waiting.values()) w.reject(error);
+    waiting.clear();
+  };
+  worker.on("message", (reply: WriterReply) => {
+    const w = waiting.get(reply.id);
+    waiting.delete(reply.id);
+    if ("outcomes" in reply) return w?.resolve(reply.outcomes);
+    w?.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name, code: reply.error.code }));
+  });
+  worker.on("error", (error) => fail(new Error("the SQLite writer thread failed", { cause: error })));
+  worker.on("exit", (code) => fail(new Error(`the SQLite writer thread exited (${code})`)));
+  await new Promise<void>((resolve, reject) => {
+    worker.once("online", resolve);
+    worker.once("error", reject);
+  });
+  return {
+    concurrency: 1,
+    write(inputs) {
+      if (failure !== undefined) return Promise.reject(failure);
+      const id = ++nextId;
+      return new Promise((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        worker.postMessage({ id, inputs });
+      });
+    },
+    async close() {
+      if (failure !== undefined) return;
+      const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+      worker.postMessage({ close: true });
+      await exited;
+    },
+  };
+}

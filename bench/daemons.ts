@@ -1,0 +1,107 @@
+/**
+ * Figures through real daemons: sequential send latency over MCP, posts per second end to end with
+ * 6 senders × 8 in flight, read_inbox from a plain fetch client, and the daemon's resident memory
+ * idle and with 10^5 pending items.
+ */
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fillInbox } from "./fill-inbox.js";
+import { type BenchNetwork, mcpClient, percentile, rawToolCall, rssOf } from "./network.js";
+
+export interface SendLatency {
+  readonly p50: number;
+  readonly p99: number;
+}
+
+export async function sendLatency(net: BenchNetwork, count: number): Promise<SendLatency> {
+  const alice = await net.startDaemon("alice");
+  await net.startDaemon("bob");
+  const client = await mcpClient(alice);
+  const send = (text: string) => client.callTool({ name: "send_message", arguments: { to: "agent:bob", text } });
+  for (let i = 0; i < 50; i++) await send(`warm-up ${i}`);
+  const samples: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    await send(`message ${i}`);
+    samples.push(performance.now() - start);
+  }
+  await client.close();
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+}
+
+export interface Throughput {
+  readonly perSecond: number;
+  readonly p99: number;
+}
+
+/** 6 daemons × `inFlight` concurrent send_message calls each, all to one recipient. */
+export async function postsPerSecond(net: BenchNetwork, perSender: number, inFlight = 8): Promise<Throughput> {
+  const senders = await Promise.all(
+    ["sender1", "sender2", "sender3", "sender4", "sender5", "sender6"].map((name) => net.startDaemon(name)),
+  );
+  await net.startDaemon("sink");
+  const clients = await Promise.all(senders.map(mcpClient));
+  const samples: number[] = [];
+  const start = performance.now();
+  await Promise.all(
+    clients.map(async (client) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: inFlight }, async () => {
+          while (next < perSender) {
+            next++;
+            const sent = performance.now();
+            await client.callTool({ name: "send_message", arguments: { to: "agent:sink", text: "throughput" } });
+            samples.push(performance.now() - sent);
+          }
+        }),
+      );
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  await Promise.all(clients.map((c) => c.close()));
+  return { perSecond: (senders.length * perSender) / seconds, p99: percentile(samples, 99) };
+}
+
+/** p50 of read_inbox pages (first pages and continuations) over plain fetch, `count` items pending. */
+export async function readInboxP50(net: BenchNetwork, count: number, reads: number): Promise<number> {
+  const name = `reader${count}`;
+  const first = await net.startDaemon(name);
+  await net.stop(first.process);
+  fillInbox(first.data, count);
+  const reader = await net.startDaemon(name);
+  const read = (cursor?: string) => rawToolCall(reader, "read_inbox", cursor === undefined ? {} : { cursor });
+  for (let i = 0; i < 20; i++) await read();
+  const samples: number[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < reads; i++) {
+    const start = performance.now();
+    const page = await read(i % 2 === 0 ? undefined : cursor);
+    samples.push(performance.now() - start);
+    cursor = page.nextCursor as string | undefined;
+  }
+  await net.stop(reader.process);
+  return percentile(samples, 50);
+}
+
+export interface Memory {
+  readonly idle: number;
+  readonly pending: number;
+}
+
+/** RSS of a daemon after start, and of one whose inbox holds `pending` items after it read a page. */
+export async function daemonMemory(net: BenchNetwork, pending: number): Promise<Memory> {
+  const idle = await net.startDaemon("idle");
+  await sleep(2_000);
+  const idleRss = rssOf(idle.process.child.pid!);
+  const first = await net.startDaemon("full");
+  await net.stop(first.process);
+  fillInbox(first.data, pending);
+  const full = await net.startDaemon("full");
+  await rawToolCall(full, "read_inbox", {});
+  await sleep(2_000);
+  const fullRss = rssOf(full.process.child.pid!);
+  await net.stop(idle.process);
+  await net.stop(full.process);
+  return { idle: idleRss, pending: fullRss };
+}

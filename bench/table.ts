@@ -1,0 +1,58 @@
+/**
+ * The bench's table. Every row is our figure beside its anchor (a floor, another system or a
+ * goal, measured in the same run unless it is a goal) and the ratio ours ÷ anchor; the goal column
+ * says which way is good. Nothing here judges: the bench prints, it never fails on a figure.
+ */
+
+export interface Row {
+  readonly measure: string;
+  readonly ours: string;
+  readonly anchor: string;
+  readonly anchorValue: string;
+  readonly ratio: string;
+  readonly goal: string;
+}
+
+export const ms = (value: number) => `${value.toFixed(2)} ms`;
+export const us = (value: number) => `${(value * 1000).toFixed(1)} µs`;
+export const perSecond = (value: number) => `${Math.round(value).toLocaleString("en")} /s`;
+export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+export const ratio = (ours: number, anchor: number) => `${(ours / anchor).toFixed(2)}×`;
+
+export function row(
+  measure: string,
+  ours: number,
+  format: (n: number) => string,
+  anchor: { name: string; value: number; format?: (n: number) => string },
+  goal: string,
+): Row {
+  return {
+    measure,
+    ours: format(ours),
+    anchor: anchor.name,
+    anchorValue: (anchor.format ?? format)(anchor.value),
+    ratio: ratio(ours, anchor.value),
+    goal,
+  };
+}
+
+export function printTable(title: string, rows: readonly Row[]): string {
+  const header: Row = {
+    measure: "measure",
+    ours: "ours",
+    anchor: "anchor",
+    anchorValue: "anchor value",
+    ratio: "ratio",
+    goal: "goal",
+  };
+  const keys = ["measure", "ours", "anchor", "anchorValue", "ratio", "goal"] as const;
+  const width = Object.fromEntries(keys.map((k) => [k, Math.max(...[header, ...rows].map((r) => r[k].length))]));
+  const line = (r: Row) => `| ${keys.map((k) => r[k].padEnd(width[k]!)).join(" | ")} |`;
+  return [
+    `\n${title}\n`,
+    line(header),
+    `|${keys.map((k) => "-".repeat(width[k]! + 2)).join("|")}|`,
+    ...rows.map(line),
+    "",
+  ].join("\n");
+}
