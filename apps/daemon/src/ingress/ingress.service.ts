@@ -8,7 +8,7 @@
  */
 import { recordHashOf, type RecordFields, type RecordFrame } from "@social-harness/protocol";
 import type { Logger } from "pino";
-import type { DaemonStore, Trx } from "../db/database.js";
+import { relaxedTransaction, type DaemonStore, type Trx } from "../db/database.js";
 import type { InboundFirewall } from "../firewall/inbound.service.js";
 import type { Disposition, History } from "../history/history.service.js";
 import { verifyRecordFrame } from "../history/verify.js";
@@ -124,7 +124,12 @@ export class Ingress {
     let delivered = false;
     let queued = false;
     let answer: ArrivedAnswer | undefined;
-    const stored = await store.db.transaction().execute(async (trx) => {
+    // Our own post, pushed back before the send path stored it, is rebuilt from its bound intent
+    // after a power loss, so its commit need not wait for the disk (decisions: durability).
+    const commit = own
+      ? <T>(fn: (trx: Trx) => Promise<T>) => relaxedTransaction(store.db, fn)
+      : <T>(fn: (trx: Trx) => Promise<T>) => store.db.transaction().execute(fn);
+    const stored = await commit(async (trx) => {
       // The send path may have stored our own record since the check above.
       const raced = await history.recordAt(trx, conv, seq);
       if (raced !== undefined) return raced.hash === hash;

@@ -32,6 +32,7 @@ import type { Faults } from "../faults/faults.js";
 import type { History } from "../history/history.service.js";
 import type { RouterKey } from "../router-link/router-key.js";
 import { bindChecked, subjectOfSend } from "./checked-binding.js";
+import { ProposalLanes, type Signed } from "./proposal-lanes.js";
 import { boundIntents, settleIntent, type IntentRow } from "./intents.store.js";
 import type { PostsRouter, ProposalAnswer, RouterFailure } from "./router-port.js";
 import type { OutboundSubject, SendCheck } from "./send-check.js";
@@ -62,8 +63,6 @@ export interface PostsDeps {
 
 /** Told once each of our own posts is stored, whichever path stored it. */
 export type OwnPostListener = (record: RecordFields, hash: string) => void;
-
-const MAX_HEAD_RETRIES = 64;
 
 /** A router failure before anything was bound: nothing can have been sent. */
 function unboundFailure(failure: RouterFailure, lost: string): SendError {
@@ -119,7 +118,19 @@ export class Posts {
   private readonly waiting = new Set<string>();
   private readonly retryTimers = new Map<string, NodeJS.Timeout>();
   private readonly retryDelays = new Map<string, number>();
-  private readonly convQueues = new Map<string, Promise<unknown>>();
+  private readonly lanes = new ProposalLanes<PostReceipt>({
+    head: async (conv) => (await this.deps.history.head(conv))?.hash ?? null,
+    sign: (intent, prev) => this.signProposal(intent, prev),
+    propose: (signed) => this.deps.router.propose(signed.bytes, signed.signature),
+    settle: (intent, signed, answer) => this.settleProposal(intent, signed, answer),
+    pending: (why) =>
+      new SendError(
+        "delivery-pending",
+        why === "lost"
+          ? "the post is bound and will be delivered when the router answers"
+          : "the conversation head kept moving; the post will be proposed again",
+      ),
+  });
   private readonly ownListeners = new Set<OwnPostListener>();
 
   constructor(private readonly deps: PostsDeps) {}
@@ -295,79 +306,60 @@ export class Posts {
     return { intents: bound.intents, guidance: bound.guidance };
   }
 
-  /** Proposes a bound intent until certified; one conversation's proposals run one at a time. */
+  /**
+   * Proposes a bound intent until it is certified or refused. A conversation's intents go out in
+   * their binding order, pipelined: each names the one before it (posts/proposal-lanes.ts).
+   */
   deliver(intent: IntentRow): Promise<PostReceipt> {
     this.inFlight.add(intent.postId);
-    const previous = this.convQueues.get(intent.conv) ?? Promise.resolve();
-    const run = previous
-      .catch(() => undefined)
-      .then(() => this.propose(intent))
+    return this.lanes
+      .deliver(intent)
       .catch((error: unknown) => {
         if (error instanceof SendError && error.reason === "delivery-pending") this.wait(intent.conv);
         throw error;
-      });
-    const tail = run.catch(() => undefined);
-    this.convQueues.set(intent.conv, tail);
-    void tail.then(() => {
-      if (this.convQueues.get(intent.conv) === tail) this.convQueues.delete(intent.conv);
-    });
-    return run;
+      })
+      .finally(() => this.inFlight.delete(intent.postId));
   }
 
-  private async propose(intent: IntentRow): Promise<PostReceipt> {
-    try {
-      const decoded = decodeCanonical(intent.content);
-      if (!decoded.ok) throw new Error(`bound content of ${intent.postId} is corrupt`);
-      const content = decoded.value as Content;
-      let prev = (await this.deps.history.head(intent.conv))?.hash ?? null;
-      for (let attempt = 0; attempt < MAX_HEAD_RETRIES; attempt++) {
-        const bytes = encodeRecord({
-          kind: "post",
-          conv: intent.conv,
-          prev,
-          author: this.deps.self,
-          postId: intent.postId,
-          at: intent.createdAt,
-          content,
-        });
-        const signature = this.deps.key.sign(actionMessage(bytes));
-        const answer = await this.deps.router.propose(bytes, signature);
-        if (!answer.ok) {
-          throw new SendError("delivery-pending", "the post is bound and will be delivered when the router answers");
-        }
-        switch (answer.value.t) {
-          case "head-moved":
-            prev = answer.value.head;
-            continue;
-          case "refused": {
-            const refused = answer.value;
-            if (refused.reason === "internal") {
-              throw new SendError("delivery-pending", "the router failed; the bound post will be proposed again");
-            }
-            await settleIntent(
-              this.deps.store.db,
-              intent.postId,
-              "refused",
-              { detail: `${refused.reason}: ${refused.detail}` },
-              this.now(),
-            );
-            throw new SendError(refusalReason(refused), refused.detail);
-          }
-          case "certified": {
-            const certified = answer.value;
-            return await this.store(
-              intent,
-              certified,
-              certified.stored?.record ?? bytes,
-              certified.stored?.signatures ?? [{ signer: this.deps.self, signature }],
-            );
-          }
-        }
-      }
-      throw new SendError("delivery-pending", "the conversation head kept moving; the post will be proposed again");
-    } finally {
-      this.inFlight.delete(intent.postId);
+  private signProposal(intent: IntentRow, prev: string | null): Signed {
+    const decoded = decodeCanonical(intent.content);
+    if (!decoded.ok) throw new Error(`bound content of ${intent.postId} is corrupt`);
+    const bytes = encodeRecord({
+      kind: "post",
+      conv: intent.conv,
+      prev,
+      author: this.deps.self,
+      postId: intent.postId,
+      at: intent.createdAt,
+      content: decoded.value as Content,
+    });
+    return { bytes, signature: this.deps.key.sign(actionMessage(bytes)) };
+  }
+
+  /** A certified or refused proposal: the record is stored, or the intent settled as refused. */
+  private async settleProposal(
+    intent: IntentRow,
+    signed: Signed,
+    answer: Exclude<ProposalAnswer, { t: "head-moved" }>,
+  ): Promise<PostReceipt> {
+    if (answer.t === "certified") {
+      return this.store(
+        intent,
+        answer,
+        answer.stored?.record ?? signed.bytes,
+        answer.stored?.signatures ?? [{ signer: this.deps.self, signature: signed.signature }],
+      );
     }
+    if (answer.reason === "internal")
+      throw new SendError("delivery-pending", "the router failed; the bound post will be proposed again");
+    await settleIntent(
+      this.deps.store.db,
+      intent.postId,
+      "refused",
+      { detail: `${answer.reason}: ${answer.detail}` },
+      this.now(),
+    );
+    throw new SendError(refusalReason(answer), answer.detail);
   }
 
   /** Stores our certified post (its certificate checked like any other) and settles its intent. */
