@@ -244,7 +244,8 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     log,
   );
   const base = await listen(http, config.host, config.port);
-  link.start(new RecordFeed({ self: config.name, key: credentials.key, link, ingress, history, posts, log }));
+  const feed = new RecordFeed({ self: config.name, key: credentials.key, link, ingress, history, posts, log });
+  link.start(feed);
   delivery.start();
 
   return {
@@ -265,6 +266,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
       posts.stop();
       await inboundFirewall.stop();
       await link.close();
+      await feed.idle();
       await store.close();
     },
   };

@@ -6,7 +6,7 @@
  * acknowledges the router only after that commit. Our own posts are stored here when the router
  * pushes them back before the send path stores them; posts/ tells the collective engine of them.
  */
-import { recordHashOf, type RecordFields, type RecordFrame } from "@social-harness/protocol";
+import { readRecord, recordHashOf, type RecordFields, type RecordFrame } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import { relaxedTransaction, type DaemonStore, type Trx } from "../db/database.js";
 import type { InboundFirewall } from "../firewall/inbound.service.js";
@@ -21,6 +21,17 @@ import { projectRecord } from "./projection.js";
 
 export type ReceiveOutcome =
   { readonly kind: "stored" | "duplicate" } | { readonly kind: "gap" | "refused"; readonly reason: string };
+
+/** A batch stored under a relaxed commit admitted an item: it is stored again, durably. */
+class DurableCommitNeeded extends Error {}
+
+/** What a committed batch tells others afterwards. */
+interface AfterCommit {
+  delivered: boolean;
+  queued: boolean;
+  readonly answers: ArrivedAnswer[];
+  readonly convs: Set<string>;
+}
 
 export interface IngressDeps {
   readonly store: DaemonStore;
@@ -83,8 +94,58 @@ export class Ingress {
 
   /** Verifies, classifies, admits and stores one pushed record. */
   async receive(frame: RecordFrame): Promise<ReceiveOutcome> {
+    return (await this.receiveAll([frame]))[0]!;
+  }
+
+  /**
+   * Receives pushed records in one transaction (a group commit: one fsync for the batch), each
+   * in turn as if alone. Signers' keys are resolved first, outside the transaction.
+   */
+  async receiveAll(frames: readonly RecordFrame[]): Promise<ReceiveOutcome[]> {
+    const { store, self } = this.deps;
+    const keys = await this.deps.peerKeys.keysFor([
+      ...new Set(frames.flatMap((f) => f.signatures.map((s) => s.signer))),
+    ]);
+    // A batch that binds no delivery token commits without waiting for the disk: each of its
+    // records is certified at the router, which pushes it again after a power loss (the daemon's
+    // cursor goes back with it). Our own posts, and everything the firewall queues or trust holds,
+    // are such records. A batch that admits an item into the inbox commits durably.
+    const onlyOwn = frames.every((f) => {
+      const read = readRecord(f.record);
+      return read.ok && read.record.author === self;
+    });
+    let after: AfterCommit | undefined;
+    let outcomes: ReceiveOutcome[] | undefined;
+    const run = async (trx: Trx, relaxed: boolean) => {
+      after = { delivered: false, queued: false, answers: [], convs: new Set() };
+      const results: ReceiveOutcome[] = [];
+      for (const frame of frames) results.push(await this.receiveOne(trx, frame, keys, after));
+      if (relaxed && after.delivered) throw new DurableCommitNeeded();
+      return results;
+    };
+    if (onlyOwn || this.deps.firewall.active()) {
+      outcomes = await relaxedTransaction(store.db, (trx) => run(trx, true)).catch((error: unknown) => {
+        if (error instanceof DurableCommitNeeded) return undefined;
+        throw error;
+      });
+    }
+    outcomes ??= await store.db.transaction().execute((trx) => run(trx, false));
+    after = after!;
+    if (after.delivered) this.deps.inbox.changed();
+    if (after.queued) this.deps.firewall.wake();
+    for (const answer of after.answers) this.deps.collectives.answerArrived(answer);
+    for (const conv of after.convs) this.deps.posts.headMoved(conv);
+    return outcomes;
+  }
+
+  private async receiveOne(
+    trx: Trx,
+    frame: RecordFrame,
+    keys: ReadonlyMap<string, Uint8Array | undefined>,
+    after: AfterCommit,
+  ): Promise<ReceiveOutcome> {
     const { conv, seq } = frame;
-    const { store, history, self } = this.deps;
+    const { history, self } = this.deps;
     const log = this.deps.log.child({ conv, seq });
     const hash = recordHashOf(frame.record);
     const refuse = (reason: string, fields: Record<string, unknown> = {}): ReceiveOutcome => {
@@ -92,10 +153,9 @@ export class Ingress {
       return { kind: "refused", reason };
     };
 
-    // Position. Read the cursor before the record: our own post, stored by the send path
-    // meanwhile, then shows up as a duplicate rather than as a hole below the cursor.
-    const conversation = await history.conversation(store.db, conv);
-    const existing = await history.recordAt(store.db, conv, seq);
+    // Position. Our own post may be stored already: the send path stores it from its certificate.
+    const conversation = await history.conversation(trx, conv);
+    const existing = await history.recordAt(trx, conv, seq);
     if (existing !== undefined) {
       return existing.hash === hash
         ? { kind: "duplicate" }
@@ -108,8 +168,7 @@ export class Ingress {
     // Verify.
     const routerKey = this.deps.routerKey.current;
     if (routerKey === undefined) return refuse("the router key is not pinned yet");
-    const keys = await this.deps.peerKeys.keysFor(frame.signatures.map((s) => s.signer));
-    const prevHash = seq > 1 ? (await history.recordAt(store.db, conv, seq - 1))?.hash : undefined;
+    const prevHash = seq > 1 ? (await history.recordAt(trx, conv, seq - 1))?.hash : undefined;
     const verified = verifyRecordFrame(frame, {
       self,
       routerKey,
@@ -119,47 +178,28 @@ export class Ingress {
     });
     if (!verified.ok) return refuse(`it does not verify: ${verified.reason}`);
     const { record, members } = verified;
-    const own = record.author === self;
 
-    let delivered = false;
-    let queued = false;
-    let answer: ArrivedAnswer | undefined;
-    // Our own post, pushed back before the send path stored it, is rebuilt from its bound intent
-    // after a power loss, so its commit need not wait for the disk (decisions: durability).
-    const commit = own
-      ? <T>(fn: (trx: Trx) => Promise<T>) => relaxedTransaction(store.db, fn)
-      : <T>(fn: (trx: Trx) => Promise<T>) => store.db.transaction().execute(fn);
-    const stored = await commit(async (trx) => {
-      // The send path may have stored our own record since the check above.
-      const raced = await history.recordAt(trx, conv, seq);
-      if (raced !== undefined) return raced.hash === hash;
-      let disposition: Disposition = "own";
-      if (!own) {
-        disposition = await this.classifyAndAdmit(trx, { record, hash, members }, log, (a) => (answer = a));
-        delivered = disposition === "delivered";
-        queued = disposition === "queued";
-      }
-      await history.append(trx, {
-        record: {
-          conv,
-          seq,
-          hash,
-          record,
-          bytes: frame.record,
-          signatures: frame.signatures,
-          certificate: frame.certificate,
-        },
-        disposition,
-        opens: conversation === undefined ? members : undefined,
-      });
-      return "stored" as const;
+    // Classify and admit (our own post is only stored), then store.
+    let disposition: Disposition = "own";
+    if (record.author !== self) {
+      disposition = await this.classifyAndAdmit(trx, { record, hash, members }, log, (a) => after.answers.push(a));
+      after.delivered ||= disposition === "delivered";
+      after.queued ||= disposition === "queued";
+    }
+    await history.append(trx, {
+      record: {
+        conv,
+        seq,
+        hash,
+        record,
+        bytes: frame.record,
+        signatures: frame.signatures,
+        certificate: frame.certificate,
+      },
+      disposition,
+      opens: conversation === undefined ? members : undefined,
     });
-    if (stored === true) return { kind: "duplicate" };
-    if (stored === false) return refuse("it conflicts with the certified record at its position");
-    if (delivered) this.deps.inbox.changed();
-    if (queued) this.deps.firewall.wake();
-    if (answer !== undefined) this.deps.collectives.answerArrived(answer);
-    this.deps.posts.headMoved(conv);
+    after.convs.add(conv);
     return { kind: "stored" };
   }
 }

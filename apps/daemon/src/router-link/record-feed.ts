@@ -1,6 +1,7 @@
 /**
  * The link protocol for pushed records (SPEC §5): after authenticating, the daemon sends its
- * cursors; each pushed record goes to ingress and is acknowledged only after its local commit,
+ * cursors; pushed records go to ingress in batches and each is acknowledged only after its batch's
+ * local commit,
  * skipped when it was refused, and a gap asks the router again for that conversation from the
  * daemon's cursor. Once the router has caught the daemon up, bound intents are proposed again.
  * Co-signing requests for a group's GENESIS are answered here too.
@@ -23,7 +24,14 @@ export interface RecordFeedDeps {
   readonly log: Logger;
 }
 
+/** Pushed records committed together at most. */
+const BATCH = 64;
+
 export class RecordFeed implements LinkConsumer {
+  private readonly waiting: RecordFrame[] = [];
+  private receiving = false;
+  private current: Promise<void> = Promise.resolve();
+
   constructor(private readonly deps: RecordFeedDeps) {}
 
   onReady(): void {
@@ -34,21 +42,62 @@ export class RecordFeed implements LinkConsumer {
     );
   }
 
-  async onRecord(frame: RecordFrame): Promise<void> {
+  /**
+   * Takes a pushed record and returns at once: records that arrive while a batch commits wait and
+   * go in the next one (a group commit). Each is acknowledged after its batch committed.
+   */
+  onRecord(frame: RecordFrame): Promise<void> {
+    this.waiting.push(frame);
+    this.flush();
+    return Promise.resolve();
+  }
+
+  private flush(): void {
+    if (this.receiving || this.waiting.length === 0) return;
+    this.receiving = true;
+    const frames = this.waiting.splice(0, BATCH);
+    this.current = this.receive(frames)
+      .catch((error: unknown) =>
+        this.deps.log.error(
+          { err: error, records: frames.length },
+          "storing pushed records failed; the router pushes them again",
+        ),
+      )
+      .finally(() => {
+        this.receiving = false;
+        this.flush();
+      });
+  }
+
+  private async receive(frames: RecordFrame[]): Promise<void> {
     const { link, ingress, history } = this.deps;
-    const outcome = await ingress.receive(frame);
-    switch (outcome.kind) {
-      case "stored":
-      case "duplicate":
-        return link.send({ t: "ack", conv: frame.conv, seq: frame.seq });
-      case "refused":
-        return link.send({ t: "skip", conv: frame.conv, seq: frame.seq, reason: outcome.reason });
-      case "gap": {
-        link.send({ t: "skip", conv: frame.conv, seq: frame.seq, reason: outcome.reason });
-        const cursors = await history.cursors();
-        return link.send({ t: "sync", cursors: { [frame.conv]: cursors[frame.conv] ?? 0 } });
+    const outcomes = await ingress.receiveAll(frames);
+    const gaps = new Set<string>();
+    for (const [i, outcome] of outcomes.entries()) {
+      const { conv, seq } = frames[i]!;
+      switch (outcome.kind) {
+        case "stored":
+        case "duplicate":
+          link.send({ t: "ack", conv, seq });
+          break;
+        case "refused":
+          link.send({ t: "skip", conv, seq, reason: outcome.reason });
+          break;
+        case "gap":
+          link.send({ t: "skip", conv, seq, reason: outcome.reason });
+          gaps.add(conv);
+          break;
       }
     }
+    if (gaps.size === 0) return;
+    // Ask again for each conversation with a hole, from what this daemon holds.
+    const cursors = await history.cursors();
+    for (const conv of gaps) link.send({ t: "sync", cursors: { [conv]: cursors[conv] ?? 0 } });
+  }
+
+  /** Resolves once no batch is being stored (shutdown: before the database closes). */
+  async idle(): Promise<void> {
+    while (this.receiving) await this.current;
   }
 
   onSynced(): void {
