@@ -77,7 +77,10 @@ class Scanner {
     const char = this.text[this.index];
     if (char === "{") return this.object(path);
     if (char === "[") return this.array(path);
-    if (char === '"') return this.string();
+    if (char === '"') {
+      this.string();
+      return;
+    }
     for (const literal of ["true", "false", "null"]) {
       if (this.text.startsWith(literal, this.index)) {
         this.index += literal.length;

@@ -36,11 +36,12 @@ describe("policy drafts", () => {
         path: "middlewares.0.rules.1.decision",
         message: "refuse applies to outbound rules only",
         line: decisionLine,
+        column: 11,
         exact: true,
       },
-      { path: "middlewares.0.rules.1.expectation.x", message: "missing", line: secondRule, exact: false },
-      { path: "(policy)", message: "whole", line: 1, exact: true },
-      { path: "nowhere.0", message: "gone", line: 1, exact: false },
+      { path: "middlewares.0.rules.1.expectation.x", message: "missing", line: secondRule, column: 9, exact: false },
+      { path: "(policy)", message: "whole", line: 1, column: 1, exact: true },
+      { path: "nowhere.0", message: "gone", line: 1, column: 1, exact: false },
     ]);
   });
 
@@ -51,6 +52,7 @@ describe("policy drafts", () => {
         path: "(json)",
         message: "not JSON: expected a member name in double quotes (line 3, column 1)",
         line: 3,
+        column: 1,
         exact: true,
       },
     });

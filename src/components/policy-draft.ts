@@ -12,9 +12,10 @@ export interface PolicyIssue {
   readonly message: string;
 }
 
-/** An issue placed in the draft: `line` is the field's, or its nearest enclosing field's. */
+/** An issue placed in the draft: at the field's line and column, or its nearest enclosing field's. */
 export interface PlacedIssue extends PolicyIssue {
   readonly line: number;
+  readonly column: number;
   /** The field itself is in the draft (false: it is missing, and `line` is its parent's). */
   readonly exact: boolean;
 }
@@ -38,6 +39,7 @@ export function readDraft(text: string): DraftRead {
         path: "(json)",
         message: `not JSON: ${located.message} (line ${located.at.line}, column ${located.at.column})`,
         line: located.at.line,
+        column: located.at.column,
         exact: true,
       },
     };
@@ -51,9 +53,9 @@ export function placeIssues(fields: ReadonlyMap<string, TextPosition>, issues: r
     const segments = issue.path === "(policy)" ? [] : issue.path.split(".");
     for (let length = segments.length; length >= 0; length -= 1) {
       const at = fields.get(segments.slice(0, length).join("."));
-      if (at !== undefined) return { ...issue, line: at.line, exact: length === segments.length };
+      if (at !== undefined) return { ...issue, line: at.line, column: at.column, exact: length === segments.length };
     }
-    return { ...issue, line: 1, exact: false };
+    return { ...issue, line: 1, column: 1, exact: false };
   });
 }
 
