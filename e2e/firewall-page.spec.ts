@@ -252,7 +252,7 @@ test("lists recent checks with each middleware's decision or error and the laten
     const judgeRow = failed.getByTestId("audit-middleware").and(page.locator('[data-middleware-id="judge"]'));
     await expect(judgeRow).toHaveAttribute("data-error", "true");
     await expect(judgeRow).toContainText("Error · decided hold");
-    await expect(judgeRow.getByTestId("audit-error")).toHaveText("the judge answered HTTP 500");
+    await expect(judgeRow.getByTestId("audit-error")).toHaveText("injection: the judge answered HTTP 500");
     await expect(judgeRow.getByTestId("audit-latency")).toHaveText(latency);
     const houseRow = failed.getByTestId("audit-middleware").and(page.locator('[data-middleware-id="house"]'));
     await expect(houseRow).toHaveAttribute("data-decision", "allow");

@@ -7,7 +7,8 @@ import type { PolicyRevision } from "@/trpc/owner-api";
 import { MODES } from "./firewall-words";
 import { Timestamp } from "./time";
 
-function authorOf(author: string): string {
+/** Who set a revision, in words: the owner, or the policy file given at start. */
+export function authorOf(author: string): string {
   return author.startsWith("file:") ? `policy file ${author.slice("file:".length)}` : author;
 }
 

@@ -10,7 +10,7 @@ import type { ReactNode } from "react";
 import { useTRPC } from "@/trpc/daemon-trpc";
 import { FirewallChecks } from "./firewall-checks";
 import { FirewallModeSwitch } from "./firewall-mode-switch";
-import { FirewallRevisions } from "./firewall-revisions";
+import { authorOf, FirewallRevisions } from "./firewall-revisions";
 import { MODES } from "./firewall-words";
 import { PolicyEditor } from "./policy-editor";
 import { QueryProblem } from "./query-problem";
@@ -64,7 +64,7 @@ export function FirewallView() {
                   {inForce !== undefined && (
                     <>
                       {" "}
-                      · set <Timestamp ms={inForce.createdAt} /> by {inForce.author}
+                      · set <Timestamp ms={inForce.createdAt} /> by {authorOf(inForce.author)}
                     </>
                   )}
                 </>
