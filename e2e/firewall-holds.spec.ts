@@ -98,6 +98,13 @@ test("shows a held item with its guidance and audit, and releases it into the in
     await expect(fromCarol.getByRole("button", { name: "Trust carol" })).toBeVisible();
     await fromBob.scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SHOTS}/erin-held-firewall.png`, fullPage: true });
+    // On a phone the card, its guidance and its audit fit the width: nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(audit).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await fromBob.getByRole("button", { name: /^Release/ }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SHOTS}/erin-held-firewall-narrow.png`, fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 720 });
 
     await fromBob.getByRole("button", { name: "Release message from agent:bob to the inbox" }).click();
     await expect(page.getByTestId("hold-released")).toHaveText("Released the message from agent:bob to the inbox.");

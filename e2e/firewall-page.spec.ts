@@ -60,6 +60,9 @@ test("refuses an invalid policy with inline field errors, keeps the revision in 
     const revisions = page.getByTestId("revision");
     await expect(revisions.first()).toHaveAttribute("data-revision", String(before.revision));
     await expect(revisions.last().getByTestId("revision-author")).toHaveText(/^policy file \/.*policy\.json$/);
+    await expect(revisions.first().locator("time")).toHaveAttribute("datetime", /^\d{4}-\d\d-\d\dT.*Z$/);
+    await expect(revisions.first().getByTestId("revision-mode")).toHaveText("Enforce");
+    await expect(page.getByTestId("policy-in-force")).toContainText(", enforce, 2 middlewares · set ");
 
     // Not JSON: refused here, at its line, and nothing is sent.
     const broken = format(before.policy).replace('"mode": "enforce",', '"mode": "enforce",,');
@@ -144,6 +147,7 @@ test("refuses an invalid policy with inline field errors, keeps the revision in 
     await expect(revisions.first()).toHaveAttribute("aria-current", "true");
     await expect(revisions.first().getByTestId("revision-author")).toHaveText("owner");
     await expect(revisions.first().getByTestId("revision-mode")).toHaveText("Enforce");
+    await expect(page.getByTestId("policy-in-force")).toContainText(/ · set .* by owner$/);
     await expect(page.getByTestId("draft-base")).toHaveText(`The policy in force, revision ${next}`);
     const after = await owner.firewall.get.query();
     expect(after.revision).toBe(next);
@@ -277,6 +281,13 @@ test("lists recent checks with each middleware's decision or error and the laten
     await expect(rule).toHaveAttribute("data-decision", "refuse");
     await expect(rule.getByTestId("audit-rule")).toHaveText(/^no-credentials-out\s*refuse/);
     await expect(outbound.getByTestId("check-latency")).toHaveText(latency);
+    // On a phone the checks fit the width: nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(outbound).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await outbound.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SHOTS}/erin-firewall-checks-narrow.png`, fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 720 });
     // The page shows the daemon's audit, newest first.
     const { checks: audit } = await owner.firewall.checks.query({ limit: 20 });
     expect(await checks.evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-check-id")))).toEqual(

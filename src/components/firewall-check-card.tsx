@@ -42,7 +42,7 @@ export function FirewallCheckCard({ check }: { check: FirewallCheck }) {
         </p>
       </header>
       <p className="text-xs text-ink-muted">
-        <span className="font-mono">{check.checkId}</span> · {check.mode} mode · revision {check.revision} ·
+        <span className="font-mono break-all">{check.checkId}</span> · {check.mode} mode · revision {check.revision} ·
         conversation <span className="font-mono break-all">{check.conv}</span>
       </p>
       <ul className="space-y-1" aria-label="Subjects">
