@@ -25,8 +25,8 @@ function Audit({ audit }: { audit: NonNullable<HeldItem["audit"]> }) {
         <span className="font-medium tracking-wide uppercase">Firewall audit</span>
         <DecisionBadge decision={audit.decision} testId="held-audit-decision" />
         <span>
-          check <span className="font-mono break-all">{audit.checkId}</span> · revision {audit.revision} · {audit.mode} ·{" "}
-          {formatLatency(audit.latencyUs)}
+          check <span className="font-mono break-all">{audit.checkId}</span> · revision {audit.revision} · {audit.mode}{" "}
+          · {formatLatency(audit.latencyUs)}
         </span>
       </p>
       <MiddlewareAudit middlewares={audit.middlewares} />
