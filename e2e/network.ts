@@ -67,9 +67,17 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
+// `next start` closes only once every connection is idle, and a page still open polls every 2 s;
+// the console is stateless, so after a grace period it is killed (as the demo does).
 async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-  await exited;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const graceOver = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), 5_000)));
+  if ((await Promise.race([exited, graceOver])) === "late") {
+    child.kill("SIGKILL");
+    await exited;
+  }
+  clearTimeout(timer);
 }
 
 /** Starts `next start` for the built console over `daemons` and resolves once it answers HTTP. */
