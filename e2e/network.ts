@@ -67,18 +67,28 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
+// `next start` closes only once every connection is idle, and a page still open polls every 2 s;
+// the console is stateless, so after a grace period it is killed (as the demo does).
 async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-  await exited;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const graceOver = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), 5_000)));
+  if ((await Promise.race([exited, graceOver])) === "late") {
+    child.kill("SIGKILL");
+    await exited;
+  }
+  clearTimeout(timer);
 }
 
-// Starts `next start` for the built console and resolves once it answers HTTP.
-async function startConsole(network: Network): Promise<{ server: ConsoleServer; stop: () => Promise<void> }> {
+/** Starts `next start` for the built console over `daemons` and resolves once it answers HTTP. */
+export async function startConsole(
+  managed: readonly DaemonProcess[],
+): Promise<{ server: ConsoleServer; stop: () => Promise<void> }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const loginToken = randomBytes(32).toString("base64url");
   const sessionSecret = randomBytes(32).toString("base64url");
-  const daemons = [network.alice, network.bob, network.carol, network.dave].map((daemon) => ({
+  const daemons = managed.map((daemon) => ({
     name: daemon.name,
     url: daemon.trpcUrl.replace(/\/trpc$/, ""),
     ownerTokenFile: path.join(daemon.dataDir, "owner.token"),
@@ -182,7 +192,7 @@ export const test = base.extend<{ consoleServer: ConsoleServer }, { network: Net
   ],
   // The second parameter is Playwright's `use`, named otherwise so React's hook rules leave it be.
   consoleServer: async ({ network }, provide, testInfo) => {
-    const { server, stop } = await startConsole(network);
+    const { server, stop } = await startConsole([network.alice, network.bob, network.carol, network.dave]);
     try {
       await provide(server);
     } finally {

@@ -160,14 +160,14 @@ test("holds untrusted senders, trusts and untrusts a sender, and shows the certi
       "hi alice, dave here",
       "alice once more, untrusted",
     ]);
-    // The released item keeps the disposition it was given on arrival.
+    // A disposition says what became of a record: the item released by trusting alice was delivered.
     expect(await records.evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-disposition")))).toEqual([
-      "held",
+      "delivered",
       "delivered",
       "own",
       "held",
     ]);
-    await expect(records.getByTestId("record-disposition")).toHaveText([/^Held/, /^Delivered/, /^Own/, /^Held/]);
+    await expect(records.getByTestId("record-disposition")).toHaveText([/^Delivered/, /^Delivered/, /^Own/, /^Held/]);
     await expect(records.getByTestId("record-collective")).toHaveText(Array(4).fill("multicast"));
     await expect(page.getByRole("button", { name: "Load more records" })).toHaveCount(0);
     await page.screenshot({ path: `${SHOTS}/dave-history.png`, fullPage: true });

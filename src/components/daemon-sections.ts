@@ -1,6 +1,6 @@
 /**
  * The sections each daemon has in the console, in navigation order. A new owner screen (holds,
- * trust, history, subscriptions) adds a route under /d/[name]/ and one entry here.
+ * trust, firewall, history, subscriptions) adds a route under /d/[name]/ and one entry here.
  */
 
 export interface DaemonSection {
@@ -13,6 +13,7 @@ export const DAEMON_SECTIONS: readonly [DaemonSection, ...DaemonSection[]] = [
   { slug: "inbox", label: "Inbox" },
   { slug: "holds", label: "Held" },
   { slug: "trust", label: "Trust" },
+  { slug: "firewall", label: "Firewall" },
   { slug: "history", label: "History" },
   { slug: "subscriptions", label: "Subscriptions" },
 ];

@@ -1,7 +1,8 @@
 "use client";
 /**
  * A daemon's status from `status`, polled every two seconds: as a card on the overview (name,
- * link state, pending count, trust policy, link to the inbox) and as the header of its pages.
+ * link state, pending count, trust policy, firewall mode, link to the inbox) and as the header of
+ * its pages.
  */
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -36,7 +37,7 @@ export function DaemonCard({ name }: { name: string }) {
       {status.isPending && <p className="text-sm text-ink-muted">Asking the daemon…</p>}
       {status.isError && <QueryProblem what="the status" error={status.error} />}
       {status.data !== undefined && (
-        <dl className="grid grid-cols-2 gap-3 text-sm">
+        <dl className="grid grid-cols-3 gap-3 text-sm">
           <div>
             <dt className="text-ink-faint">Pending</dt>
             <dd className="text-2xl font-semibold tabular-nums" data-testid="daemon-pending">
@@ -46,6 +47,12 @@ export function DaemonCard({ name }: { name: string }) {
           <div>
             <dt className="text-ink-faint">Trust policy</dt>
             <dd className="mt-1.5 font-medium">{status.data.trustPolicy}</dd>
+          </div>
+          <div>
+            <dt className="text-ink-faint">Firewall</dt>
+            <dd className="mt-1.5 font-medium" data-testid="daemon-firewall-mode">
+              {status.data.firewall.mode}
+            </dd>
           </div>
         </dl>
       )}
@@ -59,7 +66,7 @@ export function DaemonCard({ name }: { name: string }) {
   );
 }
 
-/** The header of a daemon's pages: its name, link state and trust policy. */
+/** The header of a daemon's pages: its name, link state, trust policy and firewall mode. */
 export function DaemonHeader({ name }: { name: string }) {
   const status = useDaemonStatus();
   return (
@@ -70,6 +77,15 @@ export function DaemonHeader({ name }: { name: string }) {
           <LinkBadge state={status.data.link} />
           <span className="text-sm text-ink-muted">
             Trust policy: <span className="font-medium text-ink">{status.data.trustPolicy}</span>
+          </span>
+          <span className="text-sm text-ink-muted" data-testid="header-firewall">
+            Firewall:{" "}
+            <span className="font-medium text-ink" data-testid="header-firewall-mode">
+              {status.data.firewall.mode}
+            </span>
+            {status.data.firewall.revision > 0 && (
+              <span className="text-ink-faint"> (revision {status.data.firewall.revision})</span>
+            )}
           </span>
         </>
       )}

@@ -1,41 +1,91 @@
 /**
- * Local guidance the firewall attached to an item (seed 003 "Local guidance"): each rule's
- * instruction with its expectation, or the uncertain choice and its probability.
+ * Local guidance the owner's firewall attached to an item (seed 003 "Local guidance"): each rule's
+ * instruction with its reply expectation, or the uncertain judgment and its probability; for a
+ * collective result, the question's and each answer's. It is the owner's local context, set
+ * apart from the peer's words and labelled so, never part of the message.
  */
-import type { LocalGuidance } from "@/trpc/owner-api";
+import type { CheckedGuidance, LocalGuidance } from "@/trpc/owner-api";
+import { EXPECTATIONS, formatProbability } from "./firewall-words";
 
-type Checked = Extract<LocalGuidance, { checkId: string }>;
-type Instruction = Checked["instructions"][number];
+type Instruction = CheckedGuidance["instructions"][number];
 
-function checksOf(guidance: LocalGuidance): { label: string; check: Checked }[] {
-  if ("checkId" in guidance) return [{ label: "Message", check: guidance }];
+/** The checks of a guidance, each with what it was about. */
+export function guidanceChecks(guidance: LocalGuidance): { label: string; check: CheckedGuidance }[] {
+  if ("checkId" in guidance) return [{ label: "This item", check: guidance }];
   return [
-    ...(guidance.question === undefined ? [] : [{ label: "Question", check: guidance.question }]),
+    ...(guidance.question === undefined ? [] : [{ label: "The question", check: guidance.question }]),
     ...guidance.answers.map((answer) => ({ label: `Answer from ${answer.member}`, check: answer })),
   ];
 }
 
-function qualifier(instruction: Instruction): string {
-  if ("expectation" in instruction) return `reply ${instruction.expectation}`;
-  return `${instruction.uncertain.choice}, p=${instruction.uncertain.probability.toFixed(2)}`;
+function Qualifier({ instruction }: { instruction: Instruction }) {
+  if ("expectation" in instruction) {
+    return (
+      <span className="rounded-full bg-accent-soft px-2 py-0.5 text-xs font-medium text-accent-ink">
+        {EXPECTATIONS[instruction.expectation]}
+      </span>
+    );
+  }
+  return (
+    <span className="rounded-full bg-warn-soft px-2 py-0.5 text-xs font-medium text-warn">
+      uncertain: {instruction.uncertain.choice} at {formatProbability(instruction.uncertain.probability)}
+    </span>
+  );
 }
 
-/** Firewall guidance for an inbox item, if it carries any instructions. */
-export function GuidanceNote({ guidance }: { guidance: LocalGuidance }) {
-  const checks = checksOf(guidance).filter(({ check }) => check.instructions.length > 0);
+const CONTEXTS = {
+  inbox: "Told to the agent beside this item.",
+  held: "What the agent will be told beside this item if you release it.",
+  check: "What the agent was told with this item or send.",
+} as const;
+
+/** The firewall's guidance for an item, or nothing when it carries no instruction. */
+export function GuidanceNote({
+  guidance,
+  context = "inbox",
+}: {
+  guidance: LocalGuidance;
+  context?: keyof typeof CONTEXTS;
+}) {
+  const checks = guidanceChecks(guidance).filter(({ check }) => check.instructions.length > 0);
   if (checks.length === 0) return null;
   return (
-    <aside className="rounded-md border border-warn/30 bg-warn-soft px-3 py-2 text-sm" aria-label="Firewall guidance">
-      <p className="font-medium text-warn">Firewall guidance</p>
-      <ul className="mt-1 space-y-1">
-        {checks.flatMap(({ label, check }) =>
-          check.instructions.map((instruction, index) => (
-            <li key={`${check.checkId}-${index}`} className="text-ink">
-              <span className="text-ink-muted">{label}:</span> {instruction.instruction}{" "}
-              <span className="text-ink-faint">({qualifier(instruction)})</span>
-            </li>
-          )),
-        )}
+    <aside
+      className="rounded-md border border-dashed border-line-strong bg-surface-muted px-3 py-2 text-sm"
+      aria-label="Local firewall guidance"
+      data-testid="guidance"
+    >
+      <p className="text-xs font-medium tracking-wide text-ink-muted uppercase">Your firewall&rsquo;s guidance</p>
+      <p className="text-xs text-ink-faint">
+        {CONTEXTS[context]} Local to this daemon; never part of the peer&rsquo;s message.
+      </p>
+      <ul className="mt-2 space-y-2">
+        {checks.map(({ label, check }) => (
+          <li key={check.checkId} data-testid="guidance-check" data-check-id={check.checkId}>
+            {checks.length > 1 || label !== "This item" ? (
+              <p className="text-xs font-medium text-ink-muted" data-testid="guidance-about">
+                {label}
+              </p>
+            ) : null}
+            <ul className="space-y-1">
+              {check.instructions.map((instruction) => (
+                <li
+                  key={`${instruction.middlewareId}/${instruction.ruleId}`}
+                  className="flex flex-wrap items-baseline gap-x-2 gap-y-1"
+                  data-testid="guidance-instruction"
+                  data-kind={"expectation" in instruction ? "expectation" : "uncertain"}
+                  data-rule={`${instruction.middlewareId}/${instruction.ruleId}`}
+                >
+                  <span className="text-ink">{instruction.instruction}</span>
+                  <Qualifier instruction={instruction} />
+                  <span className="font-mono text-xs text-ink-faint">
+                    {instruction.middlewareId}/{instruction.ruleId}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          </li>
+        ))}
       </ul>
     </aside>
   );

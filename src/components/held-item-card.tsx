@@ -1,32 +1,62 @@
 "use client";
 /**
- * One item held for the owner because its sender is not trusted: what it is and who sent it, the
- * conversation, when and why it was held, its body (as the inbox would show it), and a button to
- * trust the sender, which the enclosing view carries out.
+ * One item held for the owner, by trust (its sender is not trusted) or by the firewall (a rule or
+ * a judge held it): what it is and who sent it, the conversation, when and why, its body as the
+ * inbox would show it, the guidance the agent would get with it, and the firewall's audit. The
+ * owner releases it into the inbox or discards it; a trust hold also offers to trust its sender.
+ * The enclosing view carries the actions out.
  */
 import type { HeldItem } from "@/trpc/owner-api";
+import { DecisionBadge, MiddlewareAudit } from "./firewall-audit";
+import { formatLatency, HOLD_SOURCES } from "./firewall-words";
+import { GuidanceNote } from "./guidance-note";
 import { InboundItemBody, summarizeItem } from "./inbound-item-body";
 import { Timestamp } from "./time";
 
-/** A card for one held item; `onTrust` trusts its sender, `trusting` while that call runs. */
+export type HoldAction = "release" | "discard" | "trust";
+
+const secondary =
+  "rounded-md border border-line-strong bg-surface px-3 py-1.5 text-sm font-medium text-ink disabled:cursor-wait disabled:opacity-60";
+
+function Audit({ audit }: { audit: NonNullable<HeldItem["audit"]> }) {
+  return (
+    <section aria-label="Firewall audit" className="space-y-2" data-testid="held-audit">
+      <p className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-ink-muted">
+        <span className="font-medium tracking-wide uppercase">Firewall audit</span>
+        <DecisionBadge decision={audit.decision} testId="held-audit-decision" />
+        <span>
+          check <span className="font-mono break-all">{audit.checkId}</span> · revision {audit.revision} · {audit.mode}{" "}
+          · {formatLatency(audit.latencyUs)}
+        </span>
+      </p>
+      <MiddlewareAudit middlewares={audit.middlewares} />
+    </section>
+  );
+}
+
+/** A card for one held item; `onAction` carries out release, discard or trust, `busy` names the one running. */
 export function HeldItemCard({
   hold,
-  onTrust,
-  trusting,
+  onAction,
+  busy,
 }: {
   hold: HeldItem;
-  onTrust: (sender: string) => void;
-  trusting: boolean;
+  onAction: (action: HoldAction, hold: HeldItem) => void;
+  busy: HoldAction | undefined;
 }) {
   const { label, relation, party } = summarizeItem(hold.item);
+  const source = HOLD_SOURCES[hold.source];
   const headingId = `hold-${hold.id}`;
+  const describe = `${label.toLowerCase()} ${relation} ${party}`;
   return (
     <article
       aria-labelledby={headingId}
       className="rounded-xl border border-line bg-surface p-4 shadow-sm sm:p-5"
       data-testid="held-item"
+      data-hold-id={hold.id}
       data-kind={hold.item.kind}
       data-sender={hold.sender}
+      data-source={hold.source}
     >
       <header className="flex flex-wrap items-start justify-between gap-x-4 gap-y-2">
         <div className="min-w-0">
@@ -40,6 +70,13 @@ export function HeldItemCard({
             </span>
           </h3>
           <p className="mt-1 text-xs text-ink-muted">
+            <span
+              className="mr-1 inline-block rounded bg-surface-sunken px-1.5 py-0.5 font-medium text-ink"
+              title={source.meaning}
+              data-testid="held-source"
+            >
+              {source.label}
+            </span>
             Held <Timestamp ms={hold.heldAt} />
             {" · "}conversation{" "}
             <span className="font-mono break-words" data-testid="held-conversation">
@@ -47,14 +84,36 @@ export function HeldItemCard({
             </span>
           </p>
         </div>
-        <button
-          type="button"
-          onClick={() => onTrust(hold.sender)}
-          disabled={trusting}
-          className="shrink-0 rounded-md bg-accent px-3 py-1.5 text-sm font-medium text-white hover:bg-accent-hover disabled:cursor-wait disabled:opacity-60"
-        >
-          {trusting ? "Trusting…" : `Trust ${hold.sender}`}
-        </button>
+        <div className="flex shrink-0 flex-wrap gap-2">
+          {hold.source === "trust" && (
+            <button
+              type="button"
+              onClick={() => onAction("trust", hold)}
+              disabled={busy !== undefined}
+              className="rounded-md bg-accent px-3 py-1.5 text-sm font-medium text-white hover:bg-accent-hover disabled:cursor-wait disabled:opacity-60"
+            >
+              {busy === "trust" ? "Trusting…" : `Trust ${hold.sender}`}
+            </button>
+          )}
+          <button
+            type="button"
+            onClick={() => onAction("release", hold)}
+            disabled={busy !== undefined}
+            aria-label={`Release ${describe} to the inbox`}
+            className={`${secondary} hover:border-ok hover:bg-ok-soft hover:text-ok`}
+          >
+            {busy === "release" ? "Releasing…" : "Release"}
+          </button>
+          <button
+            type="button"
+            onClick={() => onAction("discard", hold)}
+            disabled={busy !== undefined}
+            aria-label={`Discard ${describe}`}
+            className={`${secondary} hover:border-danger hover:bg-danger-soft hover:text-danger`}
+          >
+            {busy === "discard" ? "Discarding…" : "Discard"}
+          </button>
+        </div>
       </header>
       <div className="mt-4 space-y-3">
         <p
@@ -65,6 +124,8 @@ export function HeldItemCard({
           {hold.reason}
         </p>
         <InboundItemBody item={hold.item} />
+        {hold.guidance !== undefined && <GuidanceNote guidance={hold.guidance} context="held" />}
+        {hold.audit !== undefined && <Audit audit={hold.audit} />}
       </div>
     </article>
   );
