@@ -96,9 +96,12 @@ async function readInboxLatency(net: BenchNetwork, count: number): Promise<void>
 }
 
 async function main(): Promise<void> {
-  const only = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const quick = args.includes("--quick");
+  const only = args.filter((a) => !a.startsWith("--"));
   const wants = (name: string) => only.length === 0 || only.includes(name);
   const net = new BenchNetwork();
+  let firewall: { rows: Row[]; section: string } | undefined;
   try {
     await net.startRouter();
     if (wants("latency")) await sendLatency(net);
@@ -115,6 +118,12 @@ async function main(): Promise<void> {
       const { webhookThroughput } = await import("./webhooks.js");
       rows.push(await webhookThroughput(net));
     }
+    // The firewall evaluation (bench/firewall/): its rows join the table, its own section follows it.
+    if (wants("firewall")) {
+      const { firewallBench } = await import("./firewall/firewall-bench.js");
+      firewall = await firewallBench(net, { quick });
+      rows.push(...firewall.rows);
+    }
   } finally {
     await net.close();
   }
@@ -124,6 +133,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${"-".repeat(width)}  ${"-".repeat(valueWidth)}  ----\n`);
   for (const row of rows)
     process.stdout.write(`${row.measure.padEnd(width)}  ${row.value.padEnd(valueWidth)}  ${row.note}\n`);
+  if (firewall !== undefined) process.stdout.write(firewall.section);
 }
 
 await main();
