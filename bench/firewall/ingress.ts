@@ -163,7 +163,7 @@ export function ingressTexts(samples: number, receivers: number, warmUp = 30): s
  * One durable SQLite commit (WAL, synchronous=FULL, a one-row insert) in `dir`, ms: the floor of
  * what the inbound firewall adds, since an admitted item commits once more after its check.
  */
-export function commitFloor(dir: string, samples: number): { p50: number; p99: number } {
+export function commitFloor(dir: string, samples: number): { p50: number; p99: number; mean: number } {
   const file = path.join(dir, "commit-floor.db");
   const db = new Database(file);
   try {
@@ -178,7 +178,8 @@ export function commitFloor(dir: string, samples: number): { p50: number; p99: n
       commit("x".repeat(300));
       times.push(performance.now() - start);
     }
-    return { p50: percentile(times, 50), p99: percentile(times, 99) };
+    const mean = times.reduce((a, b) => a + b, 0) / times.length;
+    return { p50: percentile(times, 50), p99: percentile(times, 99), mean };
   } finally {
     db.close();
   }
