@@ -70,6 +70,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const floorRows: Row[] = [];
   let floors: Floors | undefined;
+  let firewallSection: string | undefined;
   try {
     await net.startRouter();
     if (wants("floors") || wants("latency") || wants("inbox")) {
@@ -172,6 +173,22 @@ async function main(): Promise<void> {
         row("all_gather, 32 members: last answer → result at every member", gather.allGather, ms, anchor, "≤ 3×"),
       );
     });
+    // The firewall evaluation (bench/firewall/): its rows join the table, its own section follows it.
+    await section("firewall", rows, async () => {
+      const { firewallBench } = await import("./firewall/firewall-bench.js");
+      const evaluated = await firewallBench(net, { quick });
+      rows.push(
+        ...evaluated.rows.map((r) => ({
+          measure: r.measure,
+          ours: r.value,
+          anchor: "",
+          anchorValue: "",
+          ratio: "",
+          goal: r.note,
+        })),
+      );
+      firewallSection = evaluated.section;
+    });
   } finally {
     await net.close();
   }
@@ -179,6 +196,7 @@ async function main(): Promise<void> {
   let out = `\nSocial Harness bench${quick ? " (--quick)" : ""}, ${new Date().toISOString()}, ${seconds} s\n`;
   if (floorRows.length > 0) out += printTable("Floors (measured in this run)", floorRows);
   out += printTable("Figures beside their anchors (ratio = ours ÷ anchor)", rows);
+  if (firewallSection !== undefined) out += firewallSection;
   process.stdout.write(out);
 }
 

@@ -22,3 +22,10 @@ export {
   type DataDirHistory,
   type UnreadableLine,
 } from "./history/history-audit-sources.js";
+
+// The firewall's policy engine, for the evaluation bench (bench/firewall/) and tools that judge a
+// draft policy offline: the same schema and compiled checks the daemon runs.
+export { compilePolicy, type Assessment, type CompiledPolicy } from "./firewall/engine.js";
+export { describeIssues, readPolicy, type FirewallPolicy, type PolicyIssue } from "./firewall/policy.schema.js";
+export { InboundClock } from "./firewall/rate.middleware.js";
+export { answerText, type Subject } from "./firewall/subjects.js";
