@@ -21,7 +21,7 @@ export default defineConfig({
       {
         test: {
           name: "system",
-          include: ["apps/*/test/**/*.test.ts"],
+          include: ["apps/*/test/**/*.test.ts", "bench/chaos/**/*.test.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
