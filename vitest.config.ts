@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     projects: [
       { test: { name: "protocol", include: ["packages/protocol/src/**/*.test.ts"] } },
+      { test: { name: "sqlite", include: ["packages/sqlite/src/**/*.test.ts"] } },
       {
         test: {
           name: "client",
