@@ -34,6 +34,8 @@ export interface InboxHostOptions {
   readonly react: (recipient: string, entry: InboxEntry) => Promise<void>;
   /** The chance that an item is acknowledged on a read (the rest wait for a later read). */
   readonly ackProbability: number;
+  /** While true the host reads and reacts but acknowledges nothing. */
+  readonly holding: () => boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -104,7 +106,7 @@ export class InboxHost {
       for (const entry of entries) await this.options.react(host.name, entry);
       let left = entries.length;
       for (const entry of entries) {
-        if (!random.chance(this.options.ackProbability)) continue;
+        if (this.options.holding() || !random.chance(this.options.ackProbability)) continue;
         const call = await host.call("acknowledge_delivery", { deliveryToken: entry.deliveryToken });
         if (call.ok) {
           ledger.ack({ recipient: host.name, via: "mcp", token: entry.deliveryToken, at: Date.now() });

@@ -84,6 +84,7 @@ export class Ledger {
   private readonly started = Date.now();
   private lastSightingAt = 0;
   private readonly seenKeys = new Set<string>();
+  private readonly offeredKeys = new Set<string>();
 
   note(line: string): void {
     this.journal.push(`${String(Date.now() - this.started).padStart(6)} ms  ${line}`);
@@ -104,6 +105,7 @@ export class Ledger {
         `${sighting.recipient} offered ${sighting.key ?? "?"} as ${sighting.token.slice(0, 12)} (${sighting.via})`,
       );
     }
+    this.offeredKeys.add(pair);
     if (sighting.accepted) this.seenKeys.add(pair);
     this.sightings.push(sighting);
   }
@@ -111,6 +113,11 @@ export class Ledger {
   /** Whether `recipient` was offered (and, for webhooks, accepted) an item under `key`. */
   seen(recipient: string, key: string): boolean {
     return this.seenKeys.has(`${recipient}\0${key}`);
+  }
+
+  /** Whether `recipient` was offered an item under `key`, accepted or not. */
+  offered(recipient: string, key: string): boolean {
+    return this.offeredKeys.has(`${recipient}\0${key}`);
   }
 
   ack(ack: Ack): void {

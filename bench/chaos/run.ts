@@ -1,8 +1,8 @@
 /**
  * `npm run chaos -- [--trials N] [--kinds sender,router,recipient,postgres,full-disk] [--seed S]
- * [--messages 200] [--in-flight 4] [--strikes 2] [--keep]`: N crash trials of each kind, one
- * line per trial, then the table per kind and every violation. Exits 1 when any promise broke.
- * Trial i of every kind runs with seed S + i; `--kinds K --seed <its seed> --trials 1` runs it again.
+ * [--messages 200] [--in-flight 4] [--strikes 2] [--keep]`: N crash trials in all, the kinds taking
+ * turns, one line per trial, then the table per kind and every violation. Exits 1 when any promise
+ * broke. Trial i runs with seed S + i; `--kinds <its kind> --seed <its seed> --trials 1` runs it again.
  */
 import { parseArgs } from "node:util";
 import { FAULTS, faultNamed } from "./faults.js";
@@ -11,7 +11,7 @@ import { runTrial, type TrialReport } from "./trial.js";
 
 const { values } = parseArgs({
   options: {
-    trials: { type: "string", default: "3" },
+    trials: { type: "string", default: "10" },
     kinds: { type: "string", default: FAULTS.map((f) => f.name).join(",") },
     seed: { type: "string" },
     messages: { type: "string", default: "200" },
@@ -39,26 +39,24 @@ if (faults.some((f) => f.name === "full-disk") && process.getuid?.() !== 0) {
 }
 
 process.stdout.write(
-  `${trials} trial(s) of ${faults.map((f) => f.name).join(", ")}; seeds ${seed}..${seed + trials - 1}; ` +
+  `${trials} trial(s), ${faults.map((f) => f.name).join(", ")} in turn; seeds ${seed}..${seed + trials - 1}; ` +
     `${messages} messages, ${inFlight} in flight, ${strikes} strike(s) per trial\n`,
 );
 const reports: TrialReport[] = [];
 const started = Date.now();
 for (let i = 0; i < trials; i++) {
-  for (const fault of faults) {
-    const report = await runTrial({ fault, seed: seed + i, messages, inFlight, strikes, keep: values.keep });
-    reports.push(report);
-    const c = report.counts;
-    process.stdout.write(
-      `${fault.name.padEnd(9)} seed ${String(report.seed).padEnd(7)} ${String(c.messages).padStart(4)} messages ` +
-        `(${c.returned} returned, ${c.deliveryPending} pending, ${c.outcomeUnknown} unknown, ${c.refused} refused), ` +
-        `${report.violations.length} violation(s), ${formatDuration(report.ms)}\n`,
-    );
-  }
+  const fault = faults[i % faults.length]!;
+  const report = await runTrial({ fault, seed: seed + i, messages, inFlight, strikes, keep: values.keep });
+  reports.push(report);
+  const c = report.counts;
+  process.stdout.write(
+    `${String(i + 1).padStart(4)} ${fault.name.padEnd(9)} seed ${String(report.seed).padEnd(7)} ` +
+      `${String(c.messages).padStart(4)} messages (${c.returned} returned, ${c.deliveryPending} pending, ` +
+      `${c.outcomeUnknown} unknown, ${c.refused} refused); struck ${report.struck.join(", ") || "nothing"}; ` +
+      `${report.violations.length} violation(s), ${formatDuration(report.ms)}\n`,
+  );
 }
-process.stdout.write(
-  `\n${formatTable(reports)}\n\n${trials * faults.length} trials in ${formatDuration(Date.now() - started)}\n`,
-);
+process.stdout.write(`\n${formatTable(reports)}\n\n${trials} trials in ${formatDuration(Date.now() - started)}\n`);
 const violations = formatViolations(reports);
 if (violations !== "") {
   process.stdout.write(`\nViolations:\n${violations}\n`);

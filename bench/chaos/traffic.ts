@@ -37,6 +37,8 @@ export interface TrafficContext {
   readonly agents: readonly string[];
   readonly ledger: Ledger;
   readonly random: Random;
+  /** True while hosts leave what they are offered pending (before the last crash), so it lives through it. */
+  readonly holding: () => boolean;
   readonly host: (name: string) => McpHost;
   /** What an item is, asking every kind of the trial. */
   readonly identify: (recipient: string, item: InboundItem) => string | undefined;

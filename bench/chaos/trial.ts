@@ -8,7 +8,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { FaultKind, PreparedFault } from "./faults.js";
+import type { FaultKind, PreparedFault, StrikeContext } from "./faults.js";
 import { McpHost } from "./host.js";
 import { InboxHost, readInbox } from "./inbox-host.js";
 import { SENDER, trafficKinds } from "./kinds.js";
@@ -48,6 +48,10 @@ export interface TrialReport {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** How long no new item must have been offered before a trial counts as settled. */
 const QUIET_MS = 500;
+/** The chance that a host acknowledges an item when it reads it; the others stay pending a while. */
+const ACK_PROBABILITY = 0.6;
+/** Messages sent while hosts hold everything pending, just before the last crash. */
+const BURST = 20;
 
 /** One spec per agent: the sender's first, then each kind's, merged by name. */
 export function mergeAgents(kinds: readonly TrafficKind[]): AgentSpec[] {
@@ -108,12 +112,14 @@ export async function runTrial(plan: TrialPlan): Promise<TrialReport> {
     const network = net;
     for (const agent of agents) hosts.set(agent.name, new McpHost(network.daemon(agent.name)));
     let prepared = 0;
+    let holding = false;
     const ctx: TrafficContext = {
       dir,
       sender: SENDER,
       agents: agents.map((a) => a.name),
       ledger,
       random: streams.traffic,
+      holding: () => holding,
       host: (name) => hosts.get(name)!,
       daemon: (name) => network.daemon(name),
       identify: (recipient, item) => kinds.map((k) => k.identify(recipient, item)).find((key) => key !== undefined),
@@ -133,20 +139,34 @@ export async function runTrial(plan: TrialPlan): Promise<TrialReport> {
           react: async (recipient, entry) => {
             for (const kind of kinds) await kind.react?.(recipient, entry, ctx);
           },
-          ackProbability: 0.8,
+          ackProbability: ACK_PROBABILITY,
+          holding: ctx.holding,
         }),
       );
     }
     for (const reader of readers) reader.start();
     ledger.note("traffic starts");
-    await traffic(ctx, kinds, plan, fault, network, streams.strikes);
+    const strike = (struck: StrikeContext) => fault!.strike(struck);
+    await traffic(ctx, kinds, { prefix: "m", messages: plan.messages, inFlight: plan.inFlight }, strike, {
+      net: network,
+      strikes: plan.strikes,
+      random: streams.strikes,
+    });
     struck = ledger.faults.map((f) => `${f.process} ${f.what}`);
     ledger.note("traffic is over; settling");
     const waiting = await settle(ctx, kinds, hosts, plan.settleMs ?? 60_000);
     if (waiting.length > 0) ledger.note(`settling timed out waiting for ${waiting.join(", ")}`);
-    ledger.note("last check: every daemon killed at once and started again");
+
+    // The last check: hosts stop acknowledging, a burst arrives and is read, every daemon is
+    // killed at once, and what was pending must come back with the same tokens and payloads.
+    holding = true;
+    ledger.note("last check: hosts hold what they read; a burst of traffic");
+    const burst = await traffic(ctx, kinds, { prefix: "b", messages: BURST, inFlight: plan.inFlight });
+    await offered(ctx, kinds, burst, 20_000);
+    ledger.note("every daemon killed at once and started again");
     await network.crashAllDaemons();
-    const still = await settle(ctx, kinds, hosts, 30_000);
+    holding = false;
+    const still = await settle(ctx, kinds, hosts, plan.settleMs ?? 60_000);
     if (still.length > 0) ledger.note(`settling after the last crash timed out waiting for ${still.join(", ")}`);
     for (const reader of readers) await reader.stop();
     const extra = (await Promise.all(kinds.map((k) => k.check?.(ctx) ?? Promise.resolve([])))).flat();
@@ -185,41 +205,53 @@ async function send(ctx: TrafficContext, kind: TrafficKind, message: Message): P
   return message;
 }
 
-/** The sender's lanes send until `plan.messages` are sent and every strike is over. */
+interface Strikes {
+  readonly net: Network;
+  readonly strikes: number;
+  readonly random: Random;
+}
+
+/**
+ * The sender's lanes send `messages` messages (ids `prefix` + n), and go on until every strike is
+ * over; strikes come at random messages between the first and the last tenth. Returns the messages.
+ */
 async function traffic(
   ctx: TrafficContext,
   kinds: readonly TrafficKind[],
-  plan: TrialPlan,
-  fault: PreparedFault,
-  net: Network,
-  random: Random,
-): Promise<void> {
+  shape: { readonly prefix: string; readonly messages: number; readonly inFlight: number },
+  strike?: (ctx: StrikeContext) => Promise<void>,
+  strikes?: Strikes,
+): Promise<Message[]> {
   const progress = new Progress();
-  let striking = true;
+  const sent: Message[] = [];
+  let striking = strike !== undefined && strikes !== undefined && strikes.strikes > 0;
   const recipients = ctx.agents.filter((name) => name !== SENDER);
   const striker = (async () => {
-    const low = Math.floor(plan.messages * 0.1);
-    const high = Math.floor(plan.messages * 0.9);
-    const points = Array.from({ length: plan.strikes }, () => random.int(low, high)).sort((a, b) => a - b);
+    if (!striking || strike === undefined || strikes === undefined) return;
+    const { random } = strikes;
+    const low = Math.floor(shape.messages * 0.1);
+    const high = Math.floor(shape.messages * 0.9);
+    const points = Array.from({ length: strikes.strikes }, () => random.int(low, high)).sort((a, b) => a - b);
     try {
       for (const point of points) {
         await progress.reached(point);
         await sleep(random.int(0, 30));
-        await fault.strike({ net, ledger: ctx.ledger, random, sender: SENDER, recipients });
+        await strike({ net: strikes.net, ledger: ctx.ledger, random, sender: SENDER, recipients });
       }
     } finally {
       striking = false;
     }
   })();
-  const lanes = Array.from({ length: plan.inFlight }, () => random.fork()).map(async (lane) => {
+  const lanes = Array.from({ length: shape.inFlight }, () => ctx.random.fork()).map(async (lane) => {
     let index = progress.started();
     let refusals = 0;
-    while (index < plan.messages || striking) {
+    while (index < shape.messages || striking) {
       const ready = kinds.filter((k) => k.canStart?.(ctx) ?? true);
       const kind = lane.weighted(ready);
-      const id = `m${index}`;
+      const id = `${shape.prefix}${index}`;
       const { to, text } = kind.compose(id, ctx);
       const message = await send(ctx, kind, ctx.ledger.add({ id, traffic: kind.name, from: SENDER, to, text }));
+      sent.push(message);
       // After refusals (the daemon or its router is away) a host waits longer and longer, up to a second.
       refusals = message.outcome === "refused" ? refusals + 1 : 0;
       await sleep(refusals > 0 ? Math.min(1_000, 50 * 2 ** refusals) : lane.int(0, 15));
@@ -227,6 +259,21 @@ async function traffic(
     }
   });
   await Promise.all([striker, ...lanes]);
+  return sent;
+}
+
+/** Waits until every recipient was offered every message that returned (accepted or not). */
+async function offered(
+  ctx: TrafficContext,
+  kinds: readonly TrafficKind[],
+  messages: readonly Message[],
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const pairs = messages
+    .filter((m) => m.outcome === "returned")
+    .flatMap((m) => kinds.find((k) => k.name === m.traffic)!.intended(m));
+  while (pairs.some((p) => !ctx.ledger.offered(p.recipient, p.key)) && Date.now() < deadline) await sleep(100);
 }
 
 /**

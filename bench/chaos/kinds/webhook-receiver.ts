@@ -2,7 +2,8 @@
  * The webhook consumer's host: a real HTTPS receiver on loopback (a leaf of the trial's test CA)
  * that answers the verification challenge, verifies every delivery with the independent
  * `standardwebhooks` package, writes down each (event id, item) it is offered, and answers 2xx
- * to most deliveries and 503 to a few, so retries of the same event id happen too.
+ * to most deliveries and 503 to a few, so retries of the same event id happen too (and 503 to all
+ * while the trial holds items pending for its last crash).
  */
 import { randomBytes } from "node:crypto";
 import https from "node:https";
@@ -108,7 +109,7 @@ export class WebhookReceiver {
       held = parsed.data;
     }
     const item = checkedItem(held.item, this.ctx.ledger, `webhook ${eventId}`);
-    const accepted = !this.random.chance(REFUSE);
+    const accepted = !this.ctx.holding() && !this.random.chance(REFUSE);
     const token = `dlv_${eventId.slice(4)}`;
     this.ctx.ledger.sight({
       recipient: this.recipient,
