@@ -110,10 +110,13 @@ export class Network {
     for (const window of windows) this.ledger.closeFault(window);
   }
 
-  /** Stops everything cleanly (SIGTERM): daemons first, then routers. */
+  /** Stops everything cleanly (SIGTERM): daemons first, then routers. A process that hangs is reported. */
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.all([...this.daemons.values()].map((d) => d.stop()));
-    await Promise.all(this.routers.map((r) => r.stop()));
+    const stop = async (server: Server) => {
+      if (!(await server.stop())) this.ledger.incident("hung", `${server.name} did not stop on SIGTERM`);
+    };
+    await Promise.all([...this.daemons.values()].map(stop));
+    await Promise.all(this.routers.map(stop));
   }
 }

@@ -68,9 +68,18 @@ export class Server {
     await this.end("SIGKILL");
   }
 
-  /** A clean stop (SIGTERM), as at the end of a trial. */
-  async stop(): Promise<void> {
-    await this.end("SIGTERM");
+  /** A clean stop (SIGTERM), as at the end of a trial; false if it had to be killed after `graceMs`. */
+  async stop(graceMs = 15_000): Promise<boolean> {
+    const proc = this.proc;
+    if (proc === undefined) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), graceMs)));
+    const ended = await Promise.race([this.end("SIGTERM"), late]);
+    clearTimeout(timer);
+    if (ended !== "late") return true;
+    proc.child.kill("SIGKILL");
+    await proc.exited;
+    return false;
   }
 
   private async end(signal: NodeJS.Signals): Promise<void> {

@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { FAULTS, faultNamed } from "./faults.js";
+import { exitCleanlyOnInterrupt } from "./interrupt.js";
 import { formatDuration, formatTable, formatViolations } from "./report.js";
 import { runTrial, type TrialReport } from "./trial.js";
 
@@ -42,6 +43,7 @@ process.stdout.write(
   `${trials} trial(s), ${faults.map((f) => f.name).join(", ")} in turn; seeds ${seed}..${seed + trials - 1}; ` +
     `${messages} messages, ${inFlight} in flight, ${strikes} strike(s) per trial\n`,
 );
+exitCleanlyOnInterrupt();
 const reports: TrialReport[] = [];
 const started = Date.now();
 for (let i = 0; i < trials; i++) {

@@ -2,19 +2,22 @@
  * One crash trial: a fresh network of real processes, every traffic kind's setup, hosts that read and
  * acknowledge, then traffic from the sender with faults struck at random moments while it flows;
  * then settling (everything that must arrive has, every inbox is empty and quiet), a last crash of
- * every daemon at once, settling again, and the checks over everything that was seen. The trial
- * cleans up after itself; when a promise broke it keeps its directory (logs, data, journal).
+ * every daemon at once, settling again, a clean stop, and the checks over everything that was seen.
+ * The trial cleans up after itself, also when interrupted; when a promise broke it keeps its
+ * directory (logs, data, journal).
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { FaultKind, PreparedFault, StrikeContext } from "./faults.js";
+import type { FaultKind, PreparedFault } from "./faults.js";
 import { McpHost } from "./host.js";
-import { InboxHost, readInbox } from "./inbox-host.js";
+import { InboxHost } from "./inbox-host.js";
+import { cleaningUpOnInterrupt } from "./interrupt.js";
 import { SENDER, trafficKinds } from "./kinds.js";
-import { Ledger, type Message, type Violation } from "./ledger.js";
+import { Ledger, type Violation } from "./ledger.js";
 import { Network } from "./network.js";
-import { checkPromises, emptyCounts, unmet, type Counts } from "./promises.js";
+import { offered, send, settle, traffic } from "./phases.js";
+import { checkPromises, type Counts } from "./promises.js";
 import { Random } from "./random.js";
 import type { AgentSpec, TrafficContext, TrafficKind } from "./traffic.js";
 
@@ -45,9 +48,6 @@ export interface TrialReport {
   readonly dir: string | undefined;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** How long no new item must have been offered before a trial counts as settled. */
-const QUIET_MS = 500;
 /** The chance that a host acknowledges an item when it reads it; the others stay pending a while. */
 const ACK_PROBABILITY = 0.6;
 /** Messages sent while hosts hold everything pending, just before the last crash. */
@@ -70,235 +70,157 @@ export function mergeAgents(kinds: readonly TrafficKind[]): AgentSpec[] {
   return [...merged.values()];
 }
 
-/** Counts sends as they start, so a strike can wait for "after message n". */
-class Progress {
-  private count = 0;
-  private waiters: { at: number; wake: () => void }[] = [];
-
-  started(): number {
-    const index = this.count++;
-    for (const w of this.waiters.filter((w) => w.at <= index)) w.wake();
-    this.waiters = this.waiters.filter((w) => w.at > index);
-    return index;
-  }
-
-  reached(at: number): Promise<void> {
-    if (this.count > at) return Promise.resolve();
-    return new Promise((wake) => this.waiters.push({ at, wake }));
-  }
+export async function runTrial(plan: TrialPlan): Promise<TrialReport> {
+  const dir = await mkdtemp(path.join(tmpdir(), `sh-chaos-${plan.fault.name}-`));
+  return new Trial(plan, dir).run();
 }
 
-export async function runTrial(plan: TrialPlan): Promise<TrialReport> {
-  const started = Date.now();
-  const dir = await mkdtemp(path.join(tmpdir(), `sh-chaos-${plan.fault.name}-`));
-  const random = new Random(plan.seed);
-  const streams = { fault: random.fork(), traffic: random.fork(), hosts: random.fork(), strikes: random.fork() };
-  const ledger = new Ledger();
-  const kinds = trafficKinds();
-  const hosts = new Map<string, McpHost>();
-  const readers: InboxHost[] = [];
-  let net: Network | undefined;
-  let fault: PreparedFault | undefined;
-  let result: { counts: Counts; violations: Violation[] } = { counts: emptyCounts(), violations: [] };
-  let struck: string[] = [];
-  try {
-    for (const kind of kinds) await kind.setup?.(dir);
+class Trial {
+  private readonly started = Date.now();
+  private readonly random: Random;
+  private readonly streams: Record<"fault" | "traffic" | "hosts" | "strikes", Random>;
+  private readonly ledger = new Ledger();
+  private readonly kinds = trafficKinds();
+  private readonly hosts = new Map<string, McpHost>();
+  private readonly readers: InboxHost[] = [];
+  private net: Network | undefined;
+  private fault: PreparedFault | undefined;
+  private holding = false;
+  private struck: string[] = [];
+
+  constructor(
+    private readonly plan: TrialPlan,
+    private readonly dir: string,
+  ) {
+    this.random = new Random(plan.seed);
+    const fork = () => this.random.fork();
+    this.streams = { fault: fork(), traffic: fork(), hosts: fork(), strikes: fork() };
+  }
+
+  async run(): Promise<TrialReport> {
+    let result: { counts: Counts; violations: Violation[] };
+    try {
+      const interrupted = async () => {
+        await this.teardown();
+        await writeFile(path.join(this.dir, "journal.log"), `${this.ledger.journal.join("\n")}\n`);
+        process.stderr.write(`the interrupted trial's directory: ${this.dir}\n`);
+      };
+      const extra = await cleaningUpOnInterrupt(interrupted, () => this.phases());
+      result = checkPromises(this.ledger, this.kinds, extra);
+    } catch (error) {
+      this.ledger.note(`the trial failed: ${String(error)}`);
+      const detail = `the trial could not run: ${error instanceof Error ? error.stack : String(error)}`;
+      result = checkPromises(this.ledger, this.kinds, [{ kind: "harness", detail }]);
+    } finally {
+      await this.teardown();
+    }
+    const keep = this.plan.keep === true || result.violations.length > 0;
+    if (keep) await writeFile(path.join(this.dir, "journal.log"), `${this.ledger.journal.join("\n")}\n`);
+    else await rm(this.dir, { recursive: true, force: true });
+    return {
+      fault: this.plan.fault.name,
+      seed: this.plan.seed,
+      ...result,
+      ms: Date.now() - this.started,
+      struck: this.struck,
+      dir: keep ? this.dir : undefined,
+    };
+  }
+
+  /** Everything up to the clean stop; returns the violations of the kinds' own checks. */
+  private async phases(): Promise<Violation[]> {
+    const { ledger, kinds, plan } = this;
+    for (const kind of kinds) await kind.setup?.(this.dir);
     const agents = mergeAgents(kinds);
     const recipients = agents.map((a) => a.name).filter((name) => name !== SENDER);
-    fault = await plan.fault.prepare(dir, streams.fault, recipients);
+    const fault = await plan.fault.prepare(this.dir, this.streams.fault, recipients);
+    this.fault = fault;
     ledger.note(`starting ${agents.length} daemons`);
-    net = await Network.start(dir, ledger, fault.layout, agents);
+    const net = await Network.start(this.dir, ledger, fault.layout, agents);
+    this.net = net;
     ledger.note("every daemon is linked");
-    const network = net;
-    for (const agent of agents) hosts.set(agent.name, new McpHost(network.daemon(agent.name)));
-    let prepared = 0;
-    let holding = false;
-    const ctx: TrafficContext = {
-      dir,
-      sender: SENDER,
-      agents: agents.map((a) => a.name),
-      ledger,
-      random: streams.traffic,
-      holding: () => holding,
-      host: (name) => hosts.get(name)!,
-      daemon: (name) => network.daemon(name),
-      identify: (recipient, item) => kinds.map((k) => k.identify(recipient, item)).find((key) => key !== undefined),
-      send: async (kind, to, text) => {
-        const id = `p${prepared++}`;
-        return send(ctx, kind, ledger.add({ id, traffic: kind.name, from: SENDER, to, text: text(id) }));
-      },
-    };
+    for (const agent of agents) this.hosts.set(agent.name, new McpHost(net.daemon(agent.name)));
+    const ctx = this.context(agents, net);
     for (const kind of kinds) await kind.prepare?.(ctx);
-    for (const agent of agents.filter((a) => a.consumer === "mcp")) {
-      readers.push(
-        new InboxHost({
-          host: hosts.get(agent.name)!,
-          ledger,
-          random: streams.hosts.fork(),
-          identify: ctx.identify,
-          react: async (recipient, entry) => {
-            for (const kind of kinds) await kind.react?.(recipient, entry, ctx);
-          },
-          ackProbability: ACK_PROBABILITY,
-          holding: ctx.holding,
-        }),
-      );
-    }
-    for (const reader of readers) reader.start();
+    for (const agent of agents.filter((a) => a.consumer === "mcp")) this.readers.push(this.reader(agent.name, ctx));
+    for (const reader of this.readers) reader.start();
+
     ledger.note("traffic starts");
-    const strike = (struck: StrikeContext) => fault!.strike(struck);
-    await traffic(ctx, kinds, { prefix: "m", messages: plan.messages, inFlight: plan.inFlight }, strike, {
-      net: network,
+    const shape = { prefix: "m", messages: plan.messages, inFlight: plan.inFlight };
+    await traffic(ctx, kinds, shape, (struck) => fault.strike(struck), {
+      net,
       strikes: plan.strikes,
-      random: streams.strikes,
+      random: this.streams.strikes,
     });
-    struck = ledger.faults.map((f) => `${f.process} ${f.what}`);
+    this.struck = ledger.faults.map((f) => `${f.process} ${f.what}`);
     ledger.note("traffic is over; settling");
-    const waiting = await settle(ctx, kinds, hosts, plan.settleMs ?? 60_000);
-    if (waiting.length > 0) ledger.note(`settling timed out waiting for ${waiting.join(", ")}`);
+    this.noteWaiting("settling", await settle(ctx, kinds, this.hosts, plan.settleMs ?? 60_000));
 
     // The last check: hosts stop acknowledging, a burst arrives and is read, every daemon is
     // killed at once, and what was pending must come back with the same tokens and payloads.
-    holding = true;
+    this.holding = true;
     ledger.note("last check: hosts hold what they read; a burst of traffic");
     const burst = await traffic(ctx, kinds, { prefix: "b", messages: BURST, inFlight: plan.inFlight });
     await offered(ctx, kinds, burst, 20_000);
     ledger.note("every daemon killed at once and started again");
-    await network.crashAllDaemons();
-    holding = false;
-    const still = await settle(ctx, kinds, hosts, plan.settleMs ?? 60_000);
-    if (still.length > 0) ledger.note(`settling after the last crash timed out waiting for ${still.join(", ")}`);
-    for (const reader of readers) await reader.stop();
+    await net.crashAllDaemons();
+    this.holding = false;
+    this.noteWaiting("settling after the last crash", await settle(ctx, kinds, this.hosts, plan.settleMs ?? 60_000));
+
+    for (const reader of this.readers) await reader.stop();
     const extra = (await Promise.all(kinds.map((k) => k.check?.(ctx) ?? Promise.resolve([])))).flat();
-    result = checkPromises(ledger, kinds, extra);
-    ledger.note("checked");
-  } catch (error) {
-    ledger.note(`the trial failed: ${String(error)}`);
-    result = checkPromises(ledger, kinds, [
-      { kind: "harness", detail: `the trial could not run: ${error instanceof Error ? error.stack : String(error)}` },
-    ]);
-  } finally {
-    for (const reader of readers) await reader.stop();
-    for (const host of hosts.values()) await host.close();
-    for (const kind of kinds) await kind.teardown?.().catch(() => undefined);
-    await net?.close();
-    await fault?.cleanup().catch((error: unknown) => ledger.note(`cleanup failed: ${String(error)}`));
-    ledger.note("stopped and cleaned up");
+    await net.close();
+    ledger.note("checked and stopped");
+    return extra;
   }
-  const keep = plan.keep === true || result.violations.length > 0;
-  if (keep) await writeFile(path.join(dir, "journal.log"), `${ledger.journal.join("\n")}\n`);
-  else await rm(dir, { recursive: true, force: true });
-  return {
-    fault: plan.fault.name,
-    seed: plan.seed,
-    ...result,
-    ms: Date.now() - started,
-    struck,
-    dir: keep ? dir : undefined,
-  };
-}
 
-async function send(ctx: TrafficContext, kind: TrafficKind, message: Message): Promise<Message> {
-  await ctx.host(SENDER).send(message);
-  kind.sent?.(message, ctx);
-  ctx.ledger.note(`${message.id} ${kind.name} to ${message.to}: ${message.outcome} ${message.detail ?? ""}`.trimEnd());
-  return message;
-}
+  private context(agents: readonly AgentSpec[], net: Network): TrafficContext {
+    let prepared = 0;
+    const ctx: TrafficContext = {
+      dir: this.dir,
+      sender: SENDER,
+      agents: agents.map((a) => a.name),
+      ledger: this.ledger,
+      random: this.streams.traffic,
+      holding: () => this.holding,
+      host: (name) => this.hosts.get(name)!,
+      daemon: (name) => net.daemon(name),
+      identify: (recipient, item) =>
+        this.kinds.map((k) => k.identify(recipient, item)).find((key) => key !== undefined),
+      send: (kind, to, text) => {
+        const id = `p${prepared++}`;
+        return send(ctx, kind, this.ledger.add({ id, traffic: kind.name, from: SENDER, to, text: text(id) }));
+      },
+    };
+    return ctx;
+  }
 
-interface Strikes {
-  readonly net: Network;
-  readonly strikes: number;
-  readonly random: Random;
-}
+  private reader(name: string, ctx: TrafficContext): InboxHost {
+    return new InboxHost({
+      host: this.hosts.get(name)!,
+      ledger: this.ledger,
+      random: this.streams.hosts.fork(),
+      identify: ctx.identify,
+      react: async (recipient, entry) => {
+        for (const kind of this.kinds) await kind.react?.(recipient, entry, ctx);
+      },
+      ackProbability: ACK_PROBABILITY,
+      holding: ctx.holding,
+    });
+  }
 
-/**
- * The sender's lanes send `messages` messages (ids `prefix` + n), and go on until every strike is
- * over; strikes come at random messages between the first and the last tenth. Returns the messages.
- */
-async function traffic(
-  ctx: TrafficContext,
-  kinds: readonly TrafficKind[],
-  shape: { readonly prefix: string; readonly messages: number; readonly inFlight: number },
-  strike?: (ctx: StrikeContext) => Promise<void>,
-  strikes?: Strikes,
-): Promise<Message[]> {
-  const progress = new Progress();
-  const sent: Message[] = [];
-  let striking = strike !== undefined && strikes !== undefined && strikes.strikes > 0;
-  const recipients = ctx.agents.filter((name) => name !== SENDER);
-  const striker = (async () => {
-    if (!striking || strike === undefined || strikes === undefined) return;
-    const { random } = strikes;
-    const low = Math.floor(shape.messages * 0.1);
-    const high = Math.floor(shape.messages * 0.9);
-    const points = Array.from({ length: strikes.strikes }, () => random.int(low, high)).sort((a, b) => a - b);
-    try {
-      for (const point of points) {
-        await progress.reached(point);
-        await sleep(random.int(0, 30));
-        await strike({ net: strikes.net, ledger: ctx.ledger, random, sender: SENDER, recipients });
-      }
-    } finally {
-      striking = false;
-    }
-  })();
-  const lanes = Array.from({ length: shape.inFlight }, () => ctx.random.fork()).map(async (lane) => {
-    let index = progress.started();
-    let refusals = 0;
-    while (index < shape.messages || striking) {
-      const ready = kinds.filter((k) => k.canStart?.(ctx) ?? true);
-      const kind = lane.weighted(ready);
-      const id = `${shape.prefix}${index}`;
-      const { to, text } = kind.compose(id, ctx);
-      const message = await send(ctx, kind, ctx.ledger.add({ id, traffic: kind.name, from: SENDER, to, text }));
-      sent.push(message);
-      // After refusals (the daemon or its router is away) a host waits longer and longer, up to a second.
-      refusals = message.outcome === "refused" ? refusals + 1 : 0;
-      await sleep(refusals > 0 ? Math.min(1_000, 50 * 2 ** refusals) : lane.int(0, 15));
-      index = progress.started();
-    }
-  });
-  await Promise.all([striker, ...lanes]);
-  return sent;
-}
+  private noteWaiting(phase: string, waiting: readonly string[]): void {
+    if (waiting.length > 0) this.ledger.note(`${phase} timed out waiting for ${waiting.join(", ")}`);
+  }
 
-/** Waits until every recipient was offered every message that returned (accepted or not). */
-async function offered(
-  ctx: TrafficContext,
-  kinds: readonly TrafficKind[],
-  messages: readonly Message[],
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  const pairs = messages
-    .filter((m) => m.outcome === "returned")
-    .flatMap((m) => kinds.find((k) => k.name === m.traffic)!.intended(m));
-  while (pairs.some((p) => !ctx.ledger.offered(p.recipient, p.key)) && Date.now() < deadline) await sleep(100);
-}
-
-/**
- * Waits until every delivery that must happen has, every kind is quiescent, every inbox is empty
- * and nothing new was offered for a while; returns what it still waited for at the timeout.
- */
-async function settle(
-  ctx: TrafficContext,
-  kinds: readonly TrafficKind[],
-  hosts: ReadonlyMap<string, McpHost>,
-  timeoutMs: number,
-): Promise<string[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const waiting: string[] = [];
-    const missing = unmet(ctx.ledger, kinds);
-    if (missing.length > 0) waiting.push(`${missing.length} deliveries`);
-    for (const kind of kinds) if (kind.quiescent?.(ctx) === false) waiting.push(`${kind.name} in flight`);
-    for (const [name, host] of hosts) {
-      const entries = await readInbox(host, ctx.ledger, ctx.identify);
-      if (entries === undefined) waiting.push(`${name} unreachable`);
-      else if (entries.length > 0) waiting.push(`${entries.length} pending at ${name}`);
-    }
-    if (Date.now() - ctx.ledger.quietSince < QUIET_MS) waiting.push("recent offers");
-    if (waiting.length === 0 || Date.now() > deadline) return waiting;
-    await sleep(250);
+  /** Stops hosts and processes and removes the schema or tmpfs; safe to run twice. */
+  private async teardown(): Promise<void> {
+    for (const reader of this.readers) await reader.stop();
+    for (const host of this.hosts.values()) await host.close();
+    for (const kind of this.kinds) await kind.teardown?.().catch(() => undefined);
+    await this.net?.close();
+    const fault = this.fault;
+    this.fault = undefined;
+    await fault?.cleanup().catch((error: unknown) => this.ledger.note(`cleanup failed: ${String(error)}`));
   }
 }
