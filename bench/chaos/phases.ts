@@ -43,10 +43,12 @@ export async function send(ctx: TrafficContext, kind: TrafficKind, message: Mess
   return message;
 }
 
+/** Faults to strike while traffic flows: `count` of them, each at a random message. */
 export interface Strikes {
-  readonly net: Network;
-  readonly strikes: number;
+  readonly count: number;
   readonly random: Random;
+  readonly net: Network;
+  readonly strike: (ctx: StrikeContext) => Promise<void>;
 }
 
 /**
@@ -57,24 +59,23 @@ export async function traffic(
   ctx: TrafficContext,
   kinds: readonly TrafficKind[],
   shape: { readonly prefix: string; readonly messages: number; readonly inFlight: number },
-  strike?: (ctx: StrikeContext) => Promise<void>,
   strikes?: Strikes,
 ): Promise<Message[]> {
   const progress = new Progress();
   const sent: Message[] = [];
-  let striking = strike !== undefined && strikes !== undefined && strikes.strikes > 0;
+  let striking = strikes !== undefined && strikes.count > 0;
   const recipients = ctx.agents.filter((name) => name !== SENDER);
   const striker = (async () => {
-    if (!striking || strike === undefined || strikes === undefined) return;
-    const { random } = strikes;
+    if (strikes === undefined) return;
+    const { random, net } = strikes;
     const low = Math.floor(shape.messages * 0.1);
     const high = Math.floor(shape.messages * 0.9);
-    const points = Array.from({ length: strikes.strikes }, () => random.int(low, high)).sort((a, b) => a - b);
+    const points = Array.from({ length: strikes.count }, () => random.int(low, high)).sort((a, b) => a - b);
     try {
       for (const point of points) {
         await progress.reached(point);
         await sleep(random.int(0, 30));
-        await strike({ net: strikes.net, ledger: ctx.ledger, random, sender: SENDER, recipients });
+        await strikes.strike({ net, ledger: ctx.ledger, random, sender: SENDER, recipients });
       }
     } finally {
       striking = false;

@@ -147,10 +147,11 @@ class Trial {
 
     ledger.note("traffic starts");
     const shape = { prefix: "m", messages: plan.messages, inFlight: plan.inFlight };
-    await traffic(ctx, kinds, shape, (struck) => fault.strike(struck), {
-      net,
-      strikes: plan.strikes,
+    await traffic(ctx, kinds, shape, {
+      count: plan.strikes,
       random: this.streams.strikes,
+      net,
+      strike: (struck) => fault.strike(struck),
     });
     this.struck = ledger.faults.map((f) => `${f.process} ${f.what}`);
     ledger.note("traffic is over; settling");
