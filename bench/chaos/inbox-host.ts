@@ -78,8 +78,6 @@ export async function readInbox(
 export class InboxHost {
   private running: Promise<void> | undefined;
   private stopped = false;
-  /** Items a read returned that are still pending, as far as this host knows. */
-  pending = 0;
 
   constructor(private readonly options: InboxHostOptions) {}
 
@@ -104,16 +102,11 @@ export class InboxHost {
       }
       // Reactions first (a member answers a gather before its deadline), then acknowledgments.
       for (const entry of entries) await this.options.react(host.name, entry);
-      let left = entries.length;
       for (const entry of entries) {
         if (this.options.holding() || !random.chance(this.options.ackProbability)) continue;
         const call = await host.call("acknowledge_delivery", { deliveryToken: entry.deliveryToken });
-        if (call.ok) {
-          ledger.ack({ recipient: host.name, via: "mcp", token: entry.deliveryToken, at: Date.now() });
-          left--;
-        }
+        if (call.ok) ledger.ack({ recipient: host.name, via: "mcp", token: entry.deliveryToken, at: Date.now() });
       }
-      this.pending = left;
       await sleep(random.int(50, 200));
     }
   }
