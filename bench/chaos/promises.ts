@@ -162,7 +162,7 @@ export function checkPromises(
     if (payloads.size > 1) {
       violations.push({
         kind: "rebound",
-        detail: `${token} at ${sightings[0]!.recipient} named ${payloads.size} payloads: ${[...payloads].join(" / ")}`,
+        detail: `${token} at ${sightings[0]!.recipient} named ${payloads.size} payloads: ${[...payloads].map((p) => p.slice(0, 200)).join(" / ")}`,
       });
     }
   }
