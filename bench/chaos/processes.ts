@@ -109,8 +109,17 @@ export class DaemonServer extends Server {
     return this.ready.mcp as string;
   }
 
+  /** The owner API (tRPC), for kinds that check what the owner sees (holds, subscriptions). */
+  get trpcUrl(): string {
+    return this.ready.trpc as string;
+  }
+
   get runtimeToken(): string {
     return readFileSync(path.join(this.dataDir, "runtime.token"), "utf8").trim();
+  }
+
+  get ownerToken(): string {
+    return readFileSync(path.join(this.dataDir, "owner.token"), "utf8").trim();
   }
 
   /** Waits until the router link is up (the ready line comes before the link). */
