@@ -103,18 +103,28 @@ export async function traffic(
   return sent;
 }
 
-/** Waits until every recipient was offered every message that returned (accepted or not). */
+/**
+ * Waits until the burst has been offered: every message that returned, to every host that reads over
+ * MCP, and at least one of them to each webhook receiver (which is offered one item at a time, the
+ * same one again and again while it refuses them).
+ */
 export async function offered(
   ctx: TrafficContext,
   kinds: readonly TrafficKind[],
   messages: readonly Message[],
+  webhookConsumers: ReadonlySet<string>,
   timeoutMs: number,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const pairs = messages
     .filter((m) => m.outcome === "returned")
     .flatMap((m) => kinds.find((k) => k.name === m.traffic)!.intended(m));
-  while (pairs.some((p) => !ctx.ledger.offered(p.recipient, p.key)) && Date.now() < deadline) await sleep(100);
+  const reads = pairs.filter((p) => !webhookConsumers.has(p.recipient));
+  const hooks = [...webhookConsumers].map((name) => pairs.filter((p) => p.recipient === name));
+  const done = () =>
+    reads.every((p) => ctx.ledger.offered(p.recipient, p.key)) &&
+    hooks.every((hook) => hook.length === 0 || hook.some((p) => ctx.ledger.offered(p.recipient, p.key)));
+  while (!done() && Date.now() < deadline) await sleep(100);
 }
 
 /**

@@ -162,7 +162,8 @@ class Trial {
     this.holding = true;
     ledger.note("last check: hosts hold what they read; a burst of traffic");
     const burst = await traffic(ctx, kinds, { prefix: "b", messages: BURST, inFlight: plan.inFlight });
-    await offered(ctx, kinds, burst, 20_000);
+    const webhookConsumers = new Set(agents.filter((a) => a.consumer === "webhook").map((a) => a.name));
+    await offered(ctx, kinds, burst, webhookConsumers, 20_000);
     ledger.note("every daemon killed at once and started again");
     await net.crashAllDaemons();
     this.holding = false;
