@@ -22,7 +22,7 @@ export default defineConfig({
       {
         test: {
           name: "system",
-          include: ["apps/*/test/**/*.test.ts"],
+          include: ["apps/*/test/**/*.test.ts", "bench/chaos/**/*.test.ts"],
           exclude: [...configDefaults.exclude, "apps/daemon/test/hosts/openclaw/**"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
