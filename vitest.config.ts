@@ -45,7 +45,7 @@ export default defineConfig({
       },
       { test: { name: "console", include: ["src/**/*.test.ts", "docker/**/*.test.ts"] } },
       // The firewall evaluation set and the example policy the bench runs (bench/firewall/).
-      { test: { name: "bench", include: ["bench/**/*.test.ts"] } },
+      { test: { name: "bench", include: ["bench/firewall/**/*.test.ts"] } },
     ],
   },
 });
