@@ -54,7 +54,13 @@ async function stop(server: ServerProcess): Promise<void> {
 
 const countsOf = (name: string): StatementCounts | undefined => {
   const file = path.join(root, `${name}.counts.json`);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as StatementCounts) : undefined;
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as StatementCounts;
+  } catch {
+    // Read while the daemon was rewriting it: the next look gets the whole file.
+    return undefined;
+  }
 };
 
 /** Waits until a process's counts have not changed for half a second. */

@@ -12,8 +12,15 @@ export interface HttpEndpoints {
   health(): Record<string, unknown>;
 }
 
+/**
+ * How long an idle kept-alive connection stays open. Longer than the clients' own idle timeouts
+ * (undici's is 4 s), so a client never reuses a connection the daemon is closing at that moment:
+ * such a request would fail after it may have reached the daemon (an outcome-unknown send).
+ */
+const KEEP_ALIVE_MS = 65_000;
+
 export function createHttpServer(endpoints: HttpEndpoints, log: Logger): Server {
-  return createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? "/";
     if (url === "/mcp" || url.startsWith("/mcp?")) {
       if (refuseOversizedBody(req, res, MCP_MAX_BODY_BYTES, mcpTooLargeBody(MCP_MAX_BODY_BYTES))) return;
@@ -30,6 +37,9 @@ export function createHttpServer(endpoints: HttpEndpoints, log: Logger): Server 
     }
     res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
   });
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
+  return server;
 }
 
 /** Listens and resolves with the base URL (port 0 picks a free port). */

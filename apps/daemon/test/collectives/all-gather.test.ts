@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PushStream } from "../harness/events.js";
 import { callTool, tool } from "../harness/mcp.js";
 import { Network, readAll, waitForKind } from "../harness/network.js";
 import { ownerClient } from "../harness/owner.js";
@@ -30,6 +31,9 @@ describe("all_gather on real daemons", () => {
   afterAll(() => net?.close());
 
   it("gives a requester and three members identical results, with a silent member reported as no-answer", async () => {
+    // The requester's push stream is told of its own result like every member's.
+    const stream = new PushStream(net.agent("alice").mcp.client);
+    await stream.count(0);
     const { operationId } = await net.send(
       "alice",
       "group:bob,carol,dave",
@@ -66,6 +70,9 @@ describe("all_gather on real daemons", () => {
       ],
     };
     for (const [entry] of results) expect(entry!.item).toEqual(expected);
+    await stream.count(1);
+    stream.close();
+    await stream.done;
     // The certified close lists the record hash of each counted answer (null for silence), and
     // every member stores that same close.
     const histories = await Promise.all(
