@@ -23,7 +23,6 @@ import {
   type CheckedGuidance,
   type Content,
   type RecordFields,
-  type SendErrorReason,
   type SigningKey,
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
@@ -34,7 +33,8 @@ import type { RouterKey } from "../router-link/router-key.js";
 import { bindChecked, subjectOfSend } from "./checked-binding.js";
 import { ProposalLanes, type Signed } from "./proposal-lanes.js";
 import { boundIntents, settleIntent, type IntentRow } from "./intents.store.js";
-import type { PostsRouter, ProposalAnswer, RouterFailure } from "./router-port.js";
+import { refusalReason, unboundFailure } from "./router-failures.js";
+import type { PostsRouter, ProposalAnswer } from "./router-port.js";
 import type { OutboundSubject, SendCheck } from "./send-check.js";
 import { SendError } from "./send-error.js";
 
@@ -63,54 +63,6 @@ export interface PostsDeps {
 
 /** Told once each of our own posts is stored, whichever path stored it. */
 export type OwnPostListener = (record: RecordFields, hash: string) => void;
-
-/** A router failure before anything was bound: nothing can have been sent. */
-function unboundFailure(failure: RouterFailure, lost: string): SendError {
-  if (failure.kind === "lost") return new SendError("network-unavailable", lost);
-  switch (failure.state) {
-    case "not-registered": {
-      const refusal = failure.refusal;
-      return new SendError(
-        "not-registered",
-        refusal === undefined
-          ? "the router refused this agent's identity"
-          : `the router refused this agent (${refusal.admission ?? refusal.reason}): ${refusal.detail}`,
-      );
-    }
-    case "version-mismatch":
-      return new SendError("version-mismatch", "the router speaks another protocol version");
-    case "router-untrusted":
-      return new SendError("network-unavailable", "the router's key differs from the pinned one");
-    case "connecting":
-    case "offline":
-      return new SendError("network-unavailable", "the router is unreachable");
-  }
-}
-
-function refusalReason(answer: Extract<ProposalAnswer, { t: "refused" }>): SendErrorReason {
-  switch (answer.reason) {
-    case "unknown-agent":
-      return "unknown-agent";
-    case "content-invalid":
-      return "content-invalid";
-    case "not-member":
-      return "membership-invalid";
-    case "certification-unavailable":
-    case "no-conversation":
-      return "certification-unavailable";
-    case "version-mismatch":
-      return "version-mismatch";
-    case "name-taken":
-    case "not-admitted":
-    case "not-authenticated":
-    case "invalid-key":
-      return "not-registered";
-    case "bad-signature":
-    case "malformed":
-    case "internal":
-      return "outcome-unknown";
-  }
-}
 
 export class Posts {
   private readonly inFlight = new Set<string>();
