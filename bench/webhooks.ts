@@ -3,8 +3,11 @@
  * an HTTPS receiver on loopback (a self-signed certificate the daemon trusts through
  * NODE_EXTRA_CA_CERTS; loopback allowed by --unsafe-allow-local-callbacks) and delivers the items
  * one at a time, in inbox order, each signed and retired on 2xx. The anchor is a bare HTTPS POST
- * loop, one in flight, from this process to the same receiver with bodies of the same size.
+ * loop, one in flight, from this process to the same receiver with bodies of the same size. A
+ * second anchor is that loop with one durable SQLite commit (WAL, synchronous=FULL) after each 2xx:
+ * the least a consumer that retires each delivered item durably before the next can do.
  */
+import Database from "better-sqlite3";
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -47,6 +50,8 @@ function selfSignedCertificate(dir: string): { cert: string; key: string; file: 
 export interface WebhookFigures {
   readonly deliveries: number;
   readonly barePosts: number;
+  /** The bare loop with one durable commit after each response. */
+  readonly durablePosts: number;
 }
 
 export async function webhookRates(net: BenchNetwork, items: number): Promise<WebhookFigures> {
@@ -125,8 +130,21 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
     const bareStart = performance.now();
     for (let i = 0; i < items; i++) await post();
     const barePosts = items / ((performance.now() - bareStart) / 1000);
+
+    const db = new Database(path.join(net.root, "webhook-floor.db"));
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    db.exec("CREATE TABLE retired (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)");
+    const retire = db.prepare("INSERT INTO retired (at) VALUES (?)");
+    const durableStart = performance.now();
+    for (let i = 0; i < items; i++) {
+      await post();
+      retire.run(Date.now());
+    }
+    const durablePosts = items / ((performance.now() - durableStart) / 1000);
+    db.close();
     agent.destroy();
-    return { deliveries, barePosts };
+    return { deliveries, barePosts, durablePosts };
   } finally {
     receiver.close();
   }

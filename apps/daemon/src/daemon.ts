@@ -257,6 +257,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     async close() {
       pushStreams.terminateAll("the daemon is shutting down");
       await delivery.stop();
+      callbacks.close();
       await mcp.close();
       await new Promise<void>((resolve) => {
         http.close(() => resolve());

@@ -89,15 +89,49 @@ describe("CallbackClient", () => {
     expect(plain.requests[0]!.headers.host).toBe(`hooks.test:${plain.port}`);
   });
 
-  it("resolves again for every attempt", async () => {
+  it("resolves again for every new connection, and reuses a kept one within its age", async () => {
     let calls = 0;
-    const client = new CallbackClient({ allowLocal: true }, () => {
+    const resolver: Resolver = () => {
       calls++;
       return Promise.resolve([{ address: "127.0.0.1", family: 4 }]);
+    };
+    const kept = new CallbackClient({ allowLocal: true }, resolver);
+    plain.reset();
+    plain.respond = () => ({ status: 200, body: "ok" });
+    for (let i = 0; i < 3; i++)
+      expect(await post(kept, `http://hooks.test:${plain.port}/`)).toMatchObject({ status: 200 });
+    expect(plain.connections).toBe(1);
+    expect(calls).toBe(1);
+    kept.close();
+
+    // A connection past its age is closed instead of kept: every attempt dials (and resolves) again.
+    const aged = new CallbackClient({ allowLocal: true }, resolver, { maxAgeMs: 0 });
+    calls = 0;
+    plain.reset();
+    for (let i = 0; i < 3; i++) await post(aged, `http://hooks.test:${plain.port}/`);
+    expect(calls).toBe(3);
+    expect(plain.connections).toBe(3);
+    aged.close();
+  });
+
+  it("sends once more on a fresh connection when a kept one is reset, and only once", async () => {
+    const client = new CallbackClient({ allowLocal: true });
+    plain.reset();
+    let resets = 1;
+    plain.respond = () => (plain.requests.length > 1 && resets-- > 0 ? { reset: true } : { status: 204 });
+    expect(await post(client, plain.url("/", "127.0.0.1"))).toEqual({ kind: "response", status: 204 });
+    expect(await post(client, plain.url("/", "127.0.0.1"))).toEqual({ kind: "response", status: 204 });
+    expect(plain.requests).toHaveLength(3);
+    expect(plain.connections).toBe(2);
+
+    // A reset on the fresh connection too is a failed attempt, not a loop.
+    plain.respond = () => ({ reset: true });
+    expect(await post(client, plain.url("/", "127.0.0.1"))).toMatchObject({
+      kind: "failure",
+      category: "connection_refused",
     });
-    await post(client, `http://hooks.test:${plain.port}/`);
-    await post(client, `http://hooks.test:${plain.port}/`);
-    expect(calls).toBe(2);
+    expect(plain.requests).toHaveLength(5);
+    client.close();
   });
 
   it("returns a redirect as a response and never follows it", async () => {

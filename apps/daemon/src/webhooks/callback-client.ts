@@ -1,13 +1,17 @@
 /**
  * One hardened callback POST (mcp-events.md §9.3, seed 004's dial-time validator): the host is
- * resolved at dial time and only addresses that pass the checker are dialled, through a custom
- * `lookup` on a fresh connection, keeping the original Host header and TLS server name. Redirects
- * are returned as responses, never followed. Each attempt has a deadline and honours an AbortSignal.
+ * resolved when each connection is dialled and only addresses that pass the checker are dialled,
+ * through a custom `lookup`, keeping the original Host header and TLS server name. Connections to
+ * an origin are kept alive and reused (a TLS handshake costs more than a delivery), for a bounded
+ * idle time and age, so a changed DNS answer is seen within a minute and every socket ever used
+ * was dialled to a checked address. Redirects are returned as responses, never followed. Each
+ * attempt has a deadline and honours an AbortSignal.
  */
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
+import type { Duplex } from "node:stream";
 import { checkAddress, hostOf, type AddressPolicy } from "./callback-address.js";
 import type { FailureCategory } from "./webhooks.schema.js";
 
@@ -44,6 +48,22 @@ const systemResolver: Resolver = (host) =>
 
 const REFUSED_DESTINATION = "ERR_CALLBACK_DESTINATION";
 
+/** How long a connection to a receiver may be kept for the next attempt. */
+export interface ConnectionReuse {
+  /** A kept connection idle this long is closed (default 15 s). */
+  readonly idleMs: number;
+  /** A connection this old is closed after its current attempt instead of being kept (default 60 s). */
+  readonly maxAgeMs: number;
+}
+
+const DEFAULT_REUSE: ConnectionReuse = { idleMs: 15_000, maxAgeMs: 60_000 };
+
+/** A response body longer than this is not drained for reuse; its connection is closed instead. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+
+/** Errors that mean a kept connection was closed by the receiver before it read our request. */
+const STALE_SOCKET_CODES: ReadonlySet<string> = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED"]);
+
 const TLS_CODES =
   /^(ERR_TLS_|ERR_SSL_|ERR_OSSL_|EPROTO$|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$)/;
 
@@ -58,11 +78,25 @@ function classify(error: unknown, timedOut: boolean): CallbackOutcome {
 
 export class CallbackClient implements CallbackSender {
   private readonly lookup: LookupFunction;
+  private readonly reuse: ConnectionReuse;
+  private readonly agents: { readonly http: http.Agent; readonly https: https.Agent };
+  /** When each socket was first seen, for the age limit. */
+  private readonly born = new WeakMap<Duplex, number>();
 
   constructor(
     private readonly policy: AddressPolicy,
     resolve: Resolver = systemResolver,
+    reuse: Partial<ConnectionReuse> = {},
   ) {
+    this.reuse = { ...DEFAULT_REUSE, ...reuse };
+    const pool = { keepAlive: true, maxFreeSockets: 4, timeout: this.reuse.idleMs, scheduling: "lifo" as const };
+    this.agents = { http: new http.Agent(pool), https: new https.Agent(pool) };
+    // A connection past its age is closed when it comes free rather than kept for the next attempt.
+    for (const agent of [this.agents.http, this.agents.https]) {
+      agent.on("free", (socket: Duplex) => {
+        if (Date.now() - (this.born.get(socket) ?? 0) >= this.reuse.maxAgeMs) socket.destroy();
+      });
+    }
     // Called by node:net for every new connection; `all` is set when Node races address families.
     this.lookup = (hostname, options, callback) => {
       resolve(hostname).then(
@@ -111,12 +145,12 @@ export class CallbackClient implements CallbackSender {
       port: url.port === "" ? undefined : Number(url.port),
       path: `${url.pathname}${url.search}`,
       headers: { ...request.headers, "content-length": String(request.body.length) },
-      // A fresh connection per attempt, so every dial resolves and checks the host again.
-      agent: false,
+      agent: secure ? this.agents.https : this.agents.http,
       signal: AbortSignal.any(signals),
       ...(literal ? {} : { lookup: this.lookup }),
       ...(secure && !literal ? { servername: host } : {}),
     };
+    const transport = secure ? https : http;
 
     return new Promise<CallbackOutcome>((resolve) => {
       let settled = false;
@@ -130,33 +164,70 @@ export class CallbackClient implements CallbackSender {
         if (request.signal?.aborted === true && !deadline.signal.aborted) settle({ kind: "cancelled" });
         else settle(classify(error, deadline.signal.aborted));
       };
-      const req = (secure ? https : http).request(options, (res) => {
-        const status = res.statusCode ?? 0;
-        res.on("error", fail);
-        const limit = request.readBodyBytes;
-        if (limit === undefined) {
-          settle({ kind: "response", status });
-          res.destroy();
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > limit) {
+      const send = (retryStale: boolean) => {
+        let answered = false;
+        const req = transport.request(options, (res) => {
+          answered = true;
+          const status = res.statusCode ?? 0;
+          res.on("error", fail);
+          const limit = request.readBodyBytes;
+          if (limit === undefined) {
             settle({ kind: "response", status });
-            res.destroy();
+            drain(res, request.timeoutMs);
             return;
           }
-          chunks.push(chunk);
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on("data", (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > limit) {
+              settle({ kind: "response", status });
+              res.destroy();
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on("end", () => settle({ kind: "response", status, body: Buffer.concat(chunks) }));
+          res.on("close", () => {
+            if (!res.complete) fail(new Error("the response ended early"));
+          });
         });
-        res.on("end", () => settle({ kind: "response", status, body: Buffer.concat(chunks) }));
-        res.on("close", () => {
-          if (!res.complete) fail(new Error("the response ended early"));
+        req.on("socket", (socket) => {
+          if (!this.born.has(socket)) this.born.set(socket, Date.now());
         });
-      });
-      req.on("error", fail);
-      req.end(request.body);
+        req.on("error", (error: NodeJS.ErrnoException) => {
+          // A kept connection the receiver closed while it sat idle: the request never reached
+          // it, so send once more on a fresh connection rather than count a failed attempt.
+          const stale = retryStale && req.reusedSocket && !answered && STALE_SOCKET_CODES.has(error.code ?? "");
+          if (stale && !settled && !options.signal!.aborted) send(false);
+          else fail(error);
+        });
+        req.end(request.body);
+      };
+      send(true);
     });
   }
+
+  /** Closes every kept connection (daemon shutdown). */
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+}
+
+/**
+ * Reads a response's remaining body in the background so its connection can carry the next
+ * attempt; a body longer than the drain limit, or one still arriving after `ms`, closes the
+ * connection instead. The attempt was settled on the status line, so a receiver that trickles its
+ * body holds no delivery up.
+ */
+function drain(res: http.IncomingMessage, ms: number): void {
+  let size = 0;
+  const timer = setTimeout(() => res.destroy(), ms);
+  res.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > DRAIN_LIMIT_BYTES) res.destroy();
+  });
+  res.on("close", () => clearTimeout(timer));
+  res.on("error", () => {});
 }

@@ -7,9 +7,9 @@
  * terminally. Expired registrations wait, keeping their occurrence and diagnostics for a refresh.
  */
 import type { Logger } from "pino";
-import type { DaemonStore } from "../db/database.js";
+import { relaxedTransaction, type DaemonStore } from "../db/database.js";
 import type { Inbox } from "../inbox/inbox.service.js";
-import { pendingRows, settleInboxRow } from "../inbox/inbox.store.js";
+import { pendingRows, settleInboxRow, type InboxRow } from "../inbox/inbox.store.js";
 import type { CallbackSender } from "./callback-client.js";
 import { buildOccurrence } from "./event-occurrence.js";
 import type { SecretVault } from "./secret-vault.js";
@@ -102,6 +102,11 @@ function categoryOf(status: number): FailureCategory {
   return "http_5xx";
 }
 
+function occurrenceOf(subscriptionId: string, row: InboxRow, at: number): OccurrenceRow {
+  const { eventId, body } = buildOccurrence(row);
+  return { subscriptionId, token: row.token, eventId, body, createdAt: at };
+}
+
 /** A status after which the receiver must not see this item again (seed 000). */
 const TERMINAL_STATUSES: ReadonlySet<number> = new Set([410, 413]);
 
@@ -117,6 +122,7 @@ export class WebhookDelivery {
   private wakeIdle: (() => void) | undefined;
   private inFlight: { subscriptionId: string; controller: AbortController } | undefined;
   private unwatch: (() => void) | undefined;
+  private opened: { readonly id: string; readonly sealed: string; readonly key: Buffer } | undefined;
 
   constructor(private readonly deps: DeliveryDeps) {
     this.schedule = scheduleOf(deps.schedule);
@@ -212,10 +218,13 @@ export class WebhookDelivery {
     } else {
       const [row] = await pendingRows(db, 0, Number.MAX_SAFE_INTEGER, 1);
       if (row === undefined) return "idle";
-      const { eventId, body } = buildOccurrence(row);
-      occurrence = { subscriptionId: subscription.id, token: row.token, eventId, body, createdAt: now };
-      // Persisted before use: a restart retries these exact bytes under this id.
-      await insertOccurrence(db, occurrence);
+      const built = occurrenceOf(subscription.id, row, now);
+      occurrence = built;
+      // Persisted before use: a restart retries these exact bytes under this id. The commit may be
+      // relaxed: the bytes are a pure function of the inbox row, so a power loss that drops this
+      // row rebuilds the same occurrence, and the retiring commit that follows is fsync'd. (While
+      // items keep coming, each retiring commit stores the next occurrence and this is skipped.)
+      await relaxedTransaction(db, (trx) => insertOccurrence(trx, built));
     }
 
     const due = subscription.nextAttemptAt ?? now;
@@ -224,9 +233,7 @@ export class WebhookDelivery {
   }
 
   private async attempt(subscription: SubscriptionRow, occurrence: OccurrenceRow): Promise<Next> {
-    const secret = this.deps.vault.open(subscription.sealedSecret, subscription.id);
-    const key = parseWebhookSecret(secret);
-    if (key === undefined) throw new Error(`the stored secret of ${subscription.id} is not a webhook secret`);
+    const key = this.signingKey(subscription);
     const controller = new AbortController();
     this.inFlight = { subscriptionId: subscription.id, controller };
     let outcome;
@@ -259,6 +266,16 @@ export class WebhookDelivery {
     return "now";
   }
 
+  /** The registration's signing key, opened from the vault once per sealed secret. */
+  private signingKey(subscription: SubscriptionRow): Buffer {
+    const cached = this.opened;
+    if (cached?.id === subscription.id && cached.sealed === subscription.sealedSecret) return cached.key;
+    const key = parseWebhookSecret(this.deps.vault.open(subscription.sealedSecret, subscription.id));
+    if (key === undefined) throw new Error(`the stored secret of ${subscription.id} is not a webhook secret`);
+    this.opened = { id: subscription.id, sealed: subscription.sealedSecret, key };
+    return key;
+  }
+
   private async retire(subscriptionId: string, occurrence: OccurrenceRow, at: number): Promise<void> {
     const retired = await this.deps.store.db.transaction().execute(async (trx) => {
       const current = await findSubscription(trx, subscriptionId);
@@ -267,6 +284,9 @@ export class WebhookDelivery {
       if (!(await clearOccurrence(trx, subscriptionId, occurrence.eventId))) return false;
       await settleInboxRow(trx, occurrence.token, "acknowledged", `webhook:${subscriptionId}`, at);
       await recordReceipt(trx, subscriptionId, at);
+      // The next item's occurrence rides on this commit, so the next step finds it stored.
+      const [next] = await pendingRows(trx, 0, Number.MAX_SAFE_INTEGER, 1);
+      if (next !== undefined) await insertOccurrence(trx, occurrenceOf(subscriptionId, next, at));
       return true;
     });
     if (retired) this.deps.inbox.changed();

@@ -2,8 +2,9 @@
  * SQL for webhook registrations and their in-flight callback occurrence. Every function takes the
  * database or transaction handle first; rows are mapped to camelCase in one place per table.
  */
+import { prepared } from "@social-harness/sqlite";
 import type { Selectable } from "kysely";
-import type { DbOrTrx, WebhookSubscriptionsTable } from "../db/database.js";
+import type { Db, DbOrTrx, WebhookSubscriptionsTable } from "../db/database.js";
 import type { Principal } from "../identity/identity.js";
 import type { FailureCategory } from "./webhooks.schema.js";
 
@@ -84,8 +85,13 @@ function toSubscription(row: Row): SubscriptionRow {
   };
 }
 
+// The delivery loop runs these once per item; they are built and compiled once.
+const selectSubscription = prepared((db: Db, id: string) =>
+  db.selectFrom("webhook_subscriptions").select(COLUMNS).where("id", "=", id),
+);
+
 export async function findSubscription(db: DbOrTrx, id: string): Promise<SubscriptionRow | undefined> {
-  const row = await db.selectFrom("webhook_subscriptions").select(COLUMNS).where("id", "=", id).executeTakeFirst();
+  const [row] = (await selectSubscription(db, id)).rows;
   return row === undefined ? undefined : toSubscription(row);
 }
 
@@ -96,14 +102,12 @@ export async function listSubscriptions(db: DbOrTrx): Promise<SubscriptionRow[]>
 }
 
 /** Registrations not revoked: the ones that own the inbox (one, by the single-consumer rule). */
+const selectRetained = prepared((db: Db) =>
+  db.selectFrom("webhook_subscriptions").select(COLUMNS).where("state", "!=", "revoked").orderBy("created_at"),
+);
+
 export async function retainedSubscriptions(db: DbOrTrx): Promise<SubscriptionRow[]> {
-  const rows = await db
-    .selectFrom("webhook_subscriptions")
-    .select(COLUMNS)
-    .where("state", "!=", "revoked")
-    .orderBy("created_at")
-    .execute();
-  return rows.map(toSubscription);
+  return (await selectRetained(db)).rows.map(toSubscription);
 }
 
 /** A first registration, or a new one under an id whose earlier registration was revoked. */
@@ -234,8 +238,8 @@ export async function scheduleRetry(
 }
 
 /** Records a 2xx receipt: the failure streak ends and the next item goes at once. */
-export async function recordReceipt(db: DbOrTrx, id: string, at: number): Promise<void> {
-  await db
+const updateReceipt = prepared((db: Db, id: string, at: number) =>
+  db
     .updateTable("webhook_subscriptions")
     .set((eb) => ({
       attempts: 0,
@@ -246,8 +250,11 @@ export async function recordReceipt(db: DbOrTrx, id: string, at: number): Promis
       delivered: eb("delivered", "+", 1),
       updated_at: at,
     }))
-    .where("id", "=", id)
-    .execute();
+    .where("id", "=", id),
+);
+
+export async function recordReceipt(db: DbOrTrx, id: string, at: number): Promise<void> {
+  await updateReceipt(db, id, at);
 }
 
 function toOccurrence(row: {
@@ -266,12 +273,12 @@ function toOccurrence(row: {
   };
 }
 
+const selectOccurrence = prepared((db: Db, subscriptionId: string) =>
+  db.selectFrom("webhook_occurrences").selectAll().where("subscription_id", "=", subscriptionId),
+);
+
 export async function findOccurrence(db: DbOrTrx, subscriptionId: string): Promise<OccurrenceRow | undefined> {
-  const row = await db
-    .selectFrom("webhook_occurrences")
-    .selectAll()
-    .where("subscription_id", "=", subscriptionId)
-    .executeTakeFirst();
+  const [row] = (await selectOccurrence(db, subscriptionId)).rows;
   return row === undefined ? undefined : toOccurrence(row);
 }
 
@@ -284,27 +291,29 @@ export async function hasOccurrence(db: DbOrTrx, subscriptionId: string): Promis
   return row !== undefined;
 }
 
+const insertOccurrenceRow = prepared(
+  (db: Db, subscriptionId: string, token: string, eventId: string, body: Buffer, createdAt: number) =>
+    db.insertInto("webhook_occurrences").values({
+      subscription_id: subscriptionId,
+      token,
+      event_id: eventId,
+      body,
+      created_at: createdAt,
+    }),
+);
+
 export async function insertOccurrence(db: DbOrTrx, occurrence: OccurrenceRow): Promise<void> {
-  await db
-    .insertInto("webhook_occurrences")
-    .values({
-      subscription_id: occurrence.subscriptionId,
-      token: occurrence.token,
-      event_id: occurrence.eventId,
-      body: occurrence.body,
-      created_at: occurrence.createdAt,
-    })
-    .execute();
+  const { subscriptionId, token, eventId, body, createdAt } = occurrence;
+  await insertOccurrenceRow(db, subscriptionId, token, eventId, body, createdAt);
 }
+
+const deleteOccurrence = prepared((db: Db, subscriptionId: string, eventId: string) =>
+  db.deleteFrom("webhook_occurrences").where("subscription_id", "=", subscriptionId).where("event_id", "=", eventId),
+);
 
 /** Clears a subscription's occurrence if it is still the one for `eventId`; false otherwise. */
 export async function clearOccurrence(db: DbOrTrx, subscriptionId: string, eventId: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom("webhook_occurrences")
-    .where("subscription_id", "=", subscriptionId)
-    .where("event_id", "=", eventId)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  return Number((await deleteOccurrence(db, subscriptionId, eventId)).numAffectedRows ?? 0n) > 0;
 }
 
 /** Drops every occurrence whose inbox row is no longer pending (acknowledged, or retired at restart). */

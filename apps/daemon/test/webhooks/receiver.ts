@@ -33,6 +33,8 @@ export interface Reply {
   readonly delayMs?: number;
   /** Never answer. */
   readonly hang?: boolean;
+  /** Close the connection at once without answering (a reset the client sees on its next read). */
+  readonly reset?: boolean;
   /** Send the status line at once, then the body one byte every this many ms. */
   readonly trickleMs?: number;
 }
@@ -52,12 +54,16 @@ export class WebhookReceiver {
   /** Secrets the receiver was given, newest last; every request is verified against them. */
   readonly secrets: string[] = [];
   respond: Responder = accept;
+  /** TCP connections accepted since the last reset. */
+  connections = 0;
 
   private constructor(
     private readonly server: http.Server | https.Server,
     readonly port: number,
     readonly scheme: "https" | "http",
-  ) {}
+  ) {
+    server.on("connection", () => this.connections++);
+  }
 
   static async start(options: { tls?: TestCa; untrusted?: boolean } = {}): Promise<WebhookReceiver> {
     const holder: { receiver?: WebhookReceiver } = {};
@@ -104,6 +110,7 @@ export class WebhookReceiver {
   reset(): void {
     this.requests.length = 0;
     this.respond = accept;
+    this.connections = 0;
   }
 
   async close(): Promise<void> {
@@ -151,6 +158,10 @@ export class WebhookReceiver {
     this.requests.push(received);
     const reply = await this.respond(received);
     if (reply.hang === true) return;
+    if (reply.reset === true) {
+      req.socket.resetAndDestroy();
+      return;
+    }
     if (reply.delayMs !== undefined) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (res.destroyed) return;
     const text = reply.body ?? "";
