@@ -212,12 +212,41 @@ describe("fuzzing every tool through the official client", () => {
           for (const m of parsed.address.members.filter((m) => m !== "alice"))
             expectDelivery(m, parsed.address.address, sent);
       }),
-      { numRuns: RUNS },
+      {
+        numRuns: RUNS,
+        // Always tried: a gather to an agent that is not registered, completed by failing into
+        // alice's own inbox, which opens no conversation.
+        examples: [
+          [
+            { to: "zed", text: JSON.stringify({ gather: "ETA?", deadline: 3600, requestedSchema: form }) },
+            { failureDelivery: "inbound" },
+            {},
+          ],
+          [
+            {
+              to: "group:bob,zed",
+              text: JSON.stringify({ all_gather: "ETA?", deadline: 3600, requestedSchema: form }),
+            },
+            { failureDelivery: "inbound" },
+            {},
+          ],
+          [{ to: "zed", text: JSON.stringify({ action: "decline" }) }, { failureDelivery: "inbound" }, {}],
+          [{ to: "zed", text: JSON.stringify({ action: "decline" }) }, undefined, {}],
+        ],
+      },
     );
 
     // One more post in every conversation alice used: each conversation is offered in order, so
     // once its sentinel is there, every earlier post is too, and a refused one never will be.
-    for (const to of used) {
+    // An address naming an agent outside the network has no conversation: an operation sent there
+    // completed by failing into alice's own inbox (failureDelivery "inbound") and posted nothing.
+    const inNetwork = (to: string) => {
+      const parsed = parseMessageAddress(to, "alice");
+      if (!parsed.ok) return false;
+      const members = parsed.address.kind === "agent" ? [parsed.address.name] : parsed.address.members;
+      return members.every((m) => (NAMES as readonly string[]).includes(m));
+    };
+    for (const to of [...used].filter(inNetwork)) {
       const sentinel = `sentinel ${to}`;
       expect(await net.send("alice", to, sentinel)).toEqual({});
       const parsed = parseMessageAddress(to, "alice");
