@@ -23,6 +23,8 @@ export function FirewallChecks() {
   const checks = useQuery(
     trpc.firewall.checks.queryOptions(
       { cursor, limit: PAGE_SIZE },
+      // Only the newest page polls: an older page stays as the owner paged to it, and the previous
+      // page stays on screen while the next one loads.
       { refetchInterval: cursor === undefined ? POLL_MS : false, placeholderData: keepPreviousData },
     ),
   );
