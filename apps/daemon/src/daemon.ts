@@ -133,19 +133,15 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     sendWaitMs: config.collectiveWaitMs,
   });
   const semanticSend = new SemanticSend(posts, collectives, faults, log);
-  const inboundFirewall = new InboundFirewall({
+  const inboundFirewall: InboundFirewall = new InboundFirewall({
     store,
     self: config.name,
     policies,
-    inbox,
-    holds,
-    history,
-    trust,
-    answers: collectives,
+    admission: (): Admission => admission,
     log,
     workers: config.firewallWorkers,
   });
-  const admission = new Admission({
+  const admission: Admission = new Admission({
     store,
     trust,
     holds,
@@ -153,7 +149,8 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     history,
     firewall: inboundFirewall,
     closes: collectives,
-    arrived: () => (policies.clock.last = Date.now()),
+    answers: collectives,
+    arrived: (at) => policies.clock.arrived(at),
   });
   const ingress = new Ingress({
     store,

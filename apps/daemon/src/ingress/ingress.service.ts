@@ -76,20 +76,13 @@ export class Ingress {
           ? { kind: "item", item: projection.item }
           : { kind: "consume", reason: projection.reason };
     const origin = { sender: record.author, conv: record.conv, recordHash: hash };
-    switch (classification.kind) {
-      case "item":
-        return this.deps.admission.admit(trx, { ...origin, item: classification.item });
-      case "answer": {
-        const admitted = await this.deps.admission.answer(trx, { ...origin, answer: classification.answer });
-        if (admitted === "consumed") answerNow(classification.answer);
-        return admitted;
-      }
-      case "close":
-        return this.deps.admission.close(trx, { ...origin, close: classification.close });
-      case "consume":
-        log.info({ hash, reason: classification.reason }, "consumed a record");
-        return "consumed";
+    if (classification.kind === "consume") {
+      log.info({ hash, reason: classification.reason }, "consumed a record");
+      return "consumed";
     }
+    const arrival = await this.deps.admission.arrive(trx, origin, classification);
+    if (arrival.answer !== undefined) answerNow(arrival.answer);
+    return arrival.disposition;
   }
 
   /** Verifies, classifies, admits and stores one pushed record. */
