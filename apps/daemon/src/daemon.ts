@@ -12,7 +12,7 @@ import { Collectives } from "./collectives/collectives.service.js";
 import { openDaemonStore } from "./db/database.js";
 import { InboxConsumers } from "./events/consumers.js";
 import { PushStreams } from "./events/push-stream.mcp.js";
-import { Faults, type FaultPoint } from "./faults/faults.js";
+import { armedFaults, wrapBindIntents, wrapMulticast, wrapTextSender, type FaultPoint } from "./faults/faults.js";
 import { Firewall } from "./firewall/firewall.service.js";
 import { InboundFirewall } from "./firewall/inbound.service.js";
 import { OutboundFirewall } from "./firewall/outbound.service.js";
@@ -29,6 +29,7 @@ import { Ingress } from "./ingress/ingress.service.js";
 import { createMcpEndpoint } from "./mcp/mcp-endpoint.js";
 import { appRouter } from "./owner/app-router.js";
 import type { OwnerServices } from "./owner/services.js";
+import { bindChecked } from "./posts/checked-binding.js";
 import { Posts } from "./posts/posts.service.js";
 import { sendMessageTool } from "./posts/posts.tools.js";
 import { SemanticSend } from "./posts/semantic-send.js";
@@ -98,7 +99,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const history = new History(store);
   const holds = new Holds(store, inbox, history);
   const routerKey = new RouterKey(store.db);
-  const faults = new Faults(config.faults);
+  const faults = armedFaults(config.faults);
   const policies = new FirewallPolicies(store, config.dataDir, log);
   await policies.load();
   if (config.firewallPolicyFile !== undefined) await policies.applyFile(config.firewallPolicyFile);
@@ -119,7 +120,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     router: postsRouterOf(link, peerKeys),
     history,
     routerKey,
-    faults,
+    bindIntents: wrapBindIntents(faults, bindChecked),
     sendCheck: new OutboundFirewall({ store, self: config.name, policies, history, log }),
     log,
   });
@@ -132,7 +133,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     log,
     sendWaitMs: config.collectiveWaitMs,
   });
-  const semanticSend = new SemanticSend(posts, collectives, faults, log);
+  const semanticSend = wrapTextSender(faults, new SemanticSend(wrapMulticast(faults, posts), collectives, log));
   const inboundFirewall: InboundFirewall = new InboundFirewall({
     store,
     self: config.name,

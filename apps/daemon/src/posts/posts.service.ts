@@ -27,7 +27,6 @@ import {
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import { relaxedTransaction, type DaemonStore } from "../db/database.js";
-import type { Faults } from "../faults/faults.js";
 import type { History } from "../history/history.service.js";
 import type { RouterKey } from "../router-link/router-key.js";
 import { bindChecked, subjectOfSend } from "./checked-binding.js";
@@ -54,12 +53,15 @@ export interface PostsDeps {
   readonly router: PostsRouter;
   readonly history: History;
   readonly routerKey: RouterKey;
-  readonly faults: Faults;
+  /** Binds intents with the firewall's check (checked-binding.ts); a test may wrap it (faults/). */
+  readonly bindIntents?: BindIntents;
   /** The firewall's check of each send; absent, sends are bound unchecked. */
   readonly sendCheck?: SendCheck;
   readonly log: Logger;
   readonly now?: () => number;
 }
+
+export type BindIntents = typeof bindChecked;
 
 /** Told once each of our own posts is stored, whichever path stored it. */
 export type OwnPostListener = (record: RecordFields, hash: string) => void;
@@ -226,7 +228,7 @@ export class Posts {
     content: Content,
     check: { subject: OutboundSubject | undefined },
   ): Promise<{ intents: IntentRow[]; guidance: CheckedGuidance | undefined }> {
-    const bound = await bindChecked(this.deps.store.db, this.deps.sendCheck, {
+    const bound = await (this.deps.bindIntents ?? bindChecked)(this.deps.store.db, this.deps.sendCheck, {
       convs,
       postIds,
       content,
@@ -245,17 +247,8 @@ export class Posts {
           cause: bound.cause,
         });
       case "bound":
-        break;
+        return { intents: bound.intents, guidance: bound.guidance };
     }
-    try {
-      this.deps.faults.at("intent-after-commit");
-    } catch (cause) {
-      for (const conv of convs) this.wait(conv);
-      throw new SendError("outcome-unknown", "the store failed after the intent's commit; it will still be sent", {
-        cause,
-      });
-    }
-    return { intents: bound.intents, guidance: bound.guidance };
   }
 
   /**
