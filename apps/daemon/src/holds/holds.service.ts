@@ -6,7 +6,7 @@
  */
 import type { CheckedGuidance, InboundItem } from "@social-harness/protocol";
 import type { DaemonStore, Trx } from "../db/database.js";
-import { findChecks, type CheckRecord } from "../firewall/checks.store.js";
+import type { CheckRecord } from "../firewall/checks.store.js";
 import type { History } from "../history/history.service.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import { closeHold, findHold, insertHold, openHolds, type HoldRow, type HoldSource } from "./holds.store.js";
@@ -53,6 +53,8 @@ export class Holds {
     private readonly store: DaemonStore,
     private readonly inbox: Inbox,
     private readonly history: History,
+    /** The firewall's audit records of the checks that held items (firewall/checks.store.ts). */
+    private readonly checks: (ids: readonly string[]) => Promise<CheckRecord[]>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -85,10 +87,7 @@ export class Holds {
     const holds = await openHolds(this.store.db);
     const audits = new Map(
       (
-        await findChecks(
-          this.store.db,
-          holds.flatMap((h) => (h.checkId === null ? [] : [h.checkId])),
-        )
+        await this.checks(holds.flatMap((h) => (h.checkId === null ? [] : [h.checkId])))
       ).map((c) => [c.checkId, c]),
     );
     return holds.map((h) => {

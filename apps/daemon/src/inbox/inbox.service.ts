@@ -141,6 +141,16 @@ export class Inbox {
     return more ? { items, nextCursor: encodeCursor(last, upper) } : { items };
   }
 
+  /** Settles a pending item inside the caller's transaction (a webhook's receipt, a restart's retirement). */
+  settleIn(trx: DbOrTrx, token: string, state: "acknowledged" | "retired", by: string, at: number): Promise<boolean> {
+    return settleInboxRow(trx, token, state, by, at);
+  }
+
+  /** The oldest pending row, read in `db` (a webhook's next occurrence). */
+  async oldestPending(db: DbOrTrx): Promise<InboxRow | undefined> {
+    return (await pendingRows(db, 0, Number.MAX_SAFE_INTEGER, 1))[0];
+  }
+
   /** Acknowledges a delivery; idempotent for a settled token; unknown tokens fail. */
   async acknowledge(token: string, by: string): Promise<void> {
     const settled = await this.store.db.transaction().execute(async (trx) => {

@@ -14,7 +14,7 @@ import type { Disposition, History } from "../history/history.service.js";
 import { verifyRecordFrame } from "../history/verify.js";
 import type { PeerKeys } from "../identity/peer-keys.js";
 import type { Inbox } from "../inbox/inbox.service.js";
-import type { RouterKey } from "../router-link/router-key.js";
+import type { RouterKey } from "../identity/router-key.js";
 import type { Admission } from "./admission.js";
 import type { ArrivedAnswer, Classification, CollectiveClassifier } from "./classification.js";
 import { projectRecord } from "./projection.js";

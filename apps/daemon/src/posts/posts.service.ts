@@ -28,7 +28,7 @@ import {
 import type { Logger } from "pino";
 import { relaxedTransaction, type DaemonStore } from "../db/database.js";
 import type { History } from "../history/history.service.js";
-import type { RouterKey } from "../router-link/router-key.js";
+import type { RouterKey } from "../identity/router-key.js";
 import { bindChecked, subjectOfSend } from "./checked-binding.js";
 import { ProposalLanes, type Signed } from "./proposal-lanes.js";
 import { boundIntents, settleIntent, type IntentRow } from "./intents.store.js";
