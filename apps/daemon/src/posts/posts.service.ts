@@ -2,9 +2,7 @@
  * The send pipeline (SPEC §6): validate content → canonicalise the address → resolve members at
  * the router → open a cold group (GENESIS co-signed by every member) → bind the intent (PostId and
  * content, durably) → propose → certified → store the complete record → return. Anything that
- * fails after binding leaves the intent bound: the daemon proposes it again when the link comes
- * back, when the conversation's head moves, or after a restart, and the router's idempotency on
- * author + PostId means it is certified at most once.
+ * fails after binding leaves the intent bound, for posts/redelivery.ts to propose again.
  */
 import {
   actionMessage,
@@ -31,7 +29,8 @@ import type { History } from "../history/history.service.js";
 import type { RouterKey } from "../identity/router-key.js";
 import { bindChecked, subjectOfSend } from "./checked-binding.js";
 import { ProposalLanes, type Signed } from "./proposal-lanes.js";
-import { boundIntents, settleIntent, type IntentRow } from "./intents.store.js";
+import { settleIntent, type IntentRow } from "./intents.store.js";
+import { Redelivery } from "./redelivery.js";
 import { refusalReason, unboundFailure } from "./router-failures.js";
 import type { PostsRouter, ProposalAnswer } from "./router-port.js";
 import type { OutboundSubject, SendCheck } from "./send-check.js";
@@ -67,11 +66,6 @@ export type BindIntents = typeof bindChecked;
 export type OwnPostListener = (record: RecordFields, hash: string) => void;
 
 export class Posts {
-  private readonly inFlight = new Set<string>();
-  /** Conversations with a bound intent that is neither in flight nor certified. */
-  private readonly waiting = new Set<string>();
-  private readonly retryTimers = new Map<string, NodeJS.Timeout>();
-  private readonly retryDelays = new Map<string, number>();
   private readonly lanes = new ProposalLanes<PostReceipt>({
     head: async (conv) => (await this.deps.history.head(conv))?.hash ?? null,
     sign: (intent, prev) => this.signProposal(intent, prev),
@@ -85,9 +79,12 @@ export class Posts {
           : "the conversation head kept moving; the post will be proposed again",
       ),
   });
+  private readonly redelivery: Redelivery;
   private readonly ownListeners = new Set<OwnPostListener>();
 
-  constructor(private readonly deps: PostsDeps) {}
+  constructor(private readonly deps: PostsDeps) {
+    this.redelivery = new Redelivery({ db: deps.store.db, propose: (intent) => this.lanes.deliver(intent), log: deps.log });
+  }
 
   private now(): number {
     return (this.deps.now ?? Date.now)();
@@ -242,7 +239,7 @@ export class Posts {
           cause: bound.cause,
         });
       case "unknown":
-        for (const conv of convs) this.wait(conv);
+        for (const conv of convs) this.redelivery.wait(conv);
         throw new SendError("outcome-unknown", "storing the intent failed at its commit; it may still be sent", {
           cause: bound.cause,
         });
@@ -256,14 +253,7 @@ export class Posts {
    * their binding order, pipelined: each names the one before it (posts/proposal-lanes.ts).
    */
   deliver(intent: IntentRow): Promise<PostReceipt> {
-    this.inFlight.add(intent.postId);
-    return this.lanes
-      .deliver(intent)
-      .catch((error: unknown) => {
-        if (error instanceof SendError && error.reason === "delivery-pending") this.wait(intent.conv);
-        throw error;
-      })
-      .finally(() => this.inFlight.delete(intent.postId));
+    return this.redelivery.deliver(intent);
   }
 
   private signProposal(intent: IntentRow, prev: string | null): Signed {
@@ -351,58 +341,23 @@ export class Posts {
     } catch (cause) {
       throw new SendError("outcome-unknown", "the post was certified but could not be stored locally", { cause });
     }
-    this.retryDelays.delete(answer.conv);
+    this.redelivery.certified(answer.conv);
     for (const listener of this.ownListeners) listener(read.record, answer.record);
     return { conv: answer.conv, postId: intent.postId, hash: answer.record, seq: answer.seq };
   }
 
   /** Proposes every bound intent again (after a restart or when the link comes back). */
-  async resume(): Promise<void> {
-    for (const intent of await boundIntents(this.deps.store.db)) this.retry(intent);
+  resume(): Promise<void> {
+    return this.redelivery.resume();
   }
 
   /** A record was stored in `conv`: its head moved, so its waiting intents go again. */
   headMoved(conv: string): void {
-    if (!this.waiting.delete(conv)) return;
-    void boundIntents(this.deps.store.db, conv).then(
-      (intents) => intents.forEach((intent) => this.retry(intent)),
-      (error: unknown) => this.deps.log.error({ err: error }, "could not read bound intents"),
-    );
-  }
-
-  private retry(intent: IntentRow): void {
-    if (this.inFlight.has(intent.postId)) return;
-    this.deliver(intent).then(
-      (receipt) => this.deps.log.info({ postId: receipt.postId, conv: receipt.conv }, "delivered a bound post"),
-      (error: unknown) => {
-        const reason = error instanceof SendError ? error.reason : "internal";
-        this.deps.log.warn({ err: error, postId: intent.postId, reason }, "a bound post is still pending");
-      },
-    );
-  }
-
-  /**
-   * Notes a conversation whose bound intent is still waiting, and proposes it again after a pause
-   * that doubles up to 30 s, unless a record stored in the conversation (its head moved) or the
-   * link's return resumes it first. The router's answer may have been lost while the post was
-   * certified; proposing again is how the daemon learns it.
-   */
-  private wait(conv: string): void {
-    this.waiting.add(conv);
-    if (this.retryTimers.has(conv)) return;
-    const delay = Math.min((this.retryDelays.get(conv) ?? 500) * 2, 30_000);
-    this.retryDelays.set(conv, delay);
-    const timer = setTimeout(() => {
-      this.retryTimers.delete(conv);
-      this.headMoved(conv);
-    }, delay);
-    timer.unref();
-    this.retryTimers.set(conv, timer);
+    this.redelivery.headMoved(conv);
   }
 
   /** Stops the retry timers (daemon shutdown). */
   stop(): void {
-    for (const timer of this.retryTimers.values()) clearTimeout(timer);
-    this.retryTimers.clear();
+    this.redelivery.stop();
   }
 }
