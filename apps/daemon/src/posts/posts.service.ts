@@ -33,7 +33,7 @@ import { settleIntent, type IntentRow } from "./intents.store.js";
 import { Redelivery } from "./redelivery.js";
 import { refusalReason, unboundFailure } from "./router-failures.js";
 import type { PostsRouter, ProposalAnswer } from "./router-port.js";
-import type { OutboundSubject, SendCheck } from "./send-check.js";
+import type { Capture, OutboundSubject, SendCheck } from "./send-check.js";
 import { SendError } from "./send-error.js";
 
 export interface PostReceipt {
@@ -148,11 +148,13 @@ export class Posts {
     content: Content,
   ): Promise<{ delivery: Promise<PostReceipt>; guidance?: CheckedGuidance }> {
     const conv = conversationOf(this.deps.self, address);
-    if (address.kind === "group") await this.openGroup(conv, address.members);
     const postId = mintId("post");
-    const { intents, guidance } = await this.bind([conv], [postId], content, {
-      subject: subjectOfSend(this.deps.self, address, postId, content),
-    });
+    const subject = subjectOfSend(this.deps.self, address, postId, content);
+    // The check comes before anything exists (seed 001 "Stock host projection"): a refused first
+    // send to a group leaves no GENESIS at the router.
+    const capture = await this.capture(subject, [conv]);
+    if (address.kind === "group") await this.openGroup(conv, address.members);
+    const { intents, guidance } = await this.bind([conv], [postId], content, { subject, capture });
     const delivery = this.deliver(intents[0]!);
     return guidance === undefined ? { delivery } : { delivery, guidance };
   }
@@ -173,6 +175,12 @@ export class Posts {
     });
     const deliveries = members.map((member, i) => ({ member, delivery: this.deliver(intents[i]!) }));
     return guidance === undefined ? { deliveries } : { deliveries, guidance };
+  }
+
+  /** The firewall's check of a send, taken before its conversation is opened; undefined without one. */
+  private capture(subject: OutboundSubject | undefined, convs: readonly string[]): Promise<Capture | undefined> {
+    const check = this.deps.sendCheck;
+    return check === undefined || subject === undefined ? Promise.resolve(undefined) : check.capture(subject, convs);
   }
 
   /** Creates the group's GENESIS unless it exists; every member's daemon co-signs it. */
@@ -223,7 +231,7 @@ export class Posts {
     convs: readonly string[],
     postIds: readonly string[],
     content: Content,
-    check: { subject: OutboundSubject | undefined },
+    check: { subject: OutboundSubject | undefined; capture?: Capture | undefined },
   ): Promise<{ intents: IntentRow[]; guidance: CheckedGuidance | undefined }> {
     const bound = await (this.deps.bindIntents ?? bindChecked)(this.deps.store.db, this.deps.sendCheck, {
       convs,
@@ -231,6 +239,7 @@ export class Posts {
       content,
       createdAt: this.now(),
       subject: check.subject,
+      ...(check.capture === undefined ? {} : { capture: check.capture }),
     });
     switch (bound.outcome) {
       case "failed-before-commit":
