@@ -6,21 +6,14 @@
  * (ingress/admission.ts) in one transaction with its audit record; a hold lets the conversation's
  * frontier move on. Queued checks resume after a crash.
  */
-import { agentAddress, type InboundItem } from "@social-harness/protocol";
+import { agentAddress } from "@social-harness/protocol";
 import type { Logger } from "pino";
-import type { CloseInput } from "../collectives/close.js";
 import type { DaemonStore } from "../db/database.js";
-import type { Admission, FirewallSettling } from "../ingress/admission.js";
-import type { ArrivedAnswer } from "../ingress/classification.js";
+import type { Admission, FirewallQueue, FirewallSettling, QueuePayload } from "../ingress/admission.js";
 import { insertCheck } from "./checks.store.js";
 import type { FirewallPolicies } from "./policy.service.js";
 import { dequeue, enqueue, frontier, type QueueKind, type QueueRow } from "./queue.store.js";
 import { answerText, conversationAddress, recipientsOf, subjectOfItem, type Subject } from "./subjects.js";
-
-export type QueuePayload =
-  | { readonly kind: "item"; readonly item: InboundItem }
-  | { readonly kind: "answer"; readonly answer: ArrivedAnswer }
-  | { readonly kind: "close"; readonly close: CloseInput };
 
 export interface InboundFirewallDeps {
   readonly store: DaemonStore;
@@ -34,7 +27,7 @@ export interface InboundFirewallDeps {
   readonly now?: () => number;
 }
 
-export class InboundFirewall {
+export class InboundFirewall implements FirewallQueue {
   private readonly busy = new Set<string>();
   private readonly workers: number;
   private readonly now: () => number;

@@ -25,6 +25,7 @@ import {
   pendingRows,
   requestRowsIn,
   settleInboxRow,
+  inboxValuesOf,
   type InboxRow,
 } from "./inbox.store.js";
 
@@ -73,10 +74,7 @@ function decodeCursor(cursor: string): { after: number; upper: number } {
 }
 
 export function entryOf(row: InboxRow): InboxEntry {
-  const item = JSON.parse(row.item) as InboundItem;
-  return row.guidance === null
-    ? { deliveryToken: row.token, item }
-    : { deliveryToken: row.token, item, guidance: JSON.parse(row.guidance) as LocalGuidance };
+  return { deliveryToken: row.token, ...inboxValuesOf(row) };
 }
 
 export class Inbox {
@@ -189,10 +187,10 @@ export class Inbox {
     after: number,
   ): Promise<{ id: number; item: Extract<InboundItem, { kind: "collectiveRequest" }> }[]> {
     const rows = await requestRowsIn(this.store.db, conv, after);
-    return rows.map((row) => ({
-      id: row.id,
-      item: JSON.parse(row.item) as Extract<InboundItem, { kind: "collectiveRequest" }>,
-    }));
+    return rows.flatMap((row) => {
+      const { item } = inboxValuesOf({ item: row.item, guidance: null });
+      return item.kind === "collectiveRequest" ? [{ id: row.id, item }] : [];
+    });
   }
 
   /** Owner listing: pending items, newest first, paged by row id. */

@@ -44,13 +44,17 @@ describe("decideAdmission", () => {
   });
 
   it("queues a trusted item while its check is pending and admits it when there is none", () => {
-    expect(decideAdmission(facts({ kind: "item", item }, { firewall: { state: "pending" } }))).toEqual({ kind: "queue" });
+    expect(decideAdmission(facts({ kind: "item", item }, { firewall: { state: "pending" } }))).toEqual({
+      kind: "queue",
+    });
     expect(decideAdmission(facts({ kind: "item", item }))).toEqual({ kind: "admit", item });
   });
 
   it("holds an item the enforced check holds, with the rule's feedback, and admits a guidance-mode one", () => {
     const held = assessment({ decision: "hold", feedback: "no prices" });
-    expect(decideAdmission(facts({ kind: "item", item }, { firewall: { state: "checked", assessment: held } }))).toEqual({
+    expect(
+      decideAdmission(facts({ kind: "item", item }, { firewall: { state: "checked", assessment: held } })),
+    ).toEqual({
       kind: "hold",
       item,
       reason: "no prices",
@@ -58,9 +62,9 @@ describe("decideAdmission", () => {
       checkId: "chk-1",
     });
     const advised = assessment({ decision: "hold", mode: "guidance", guidance });
-    expect(decideAdmission(facts({ kind: "item", item }, { firewall: { state: "checked", assessment: advised } }))).toEqual(
-      { kind: "admit", item, guidance },
-    );
+    expect(
+      decideAdmission(facts({ kind: "item", item }, { firewall: { state: "checked", assessment: advised } })),
+    ).toEqual({ kind: "admit", item, guidance });
   });
 
   it("never holds an answer for trust, and withholds one the check holds", () => {
@@ -72,7 +76,9 @@ describe("decideAdmission", () => {
   });
 
   it("queues a close until its result is derived, consumes one with no result, then judges the result", () => {
-    expect(decideAdmission(facts({ kind: "close", close, outcome: undefined }, { firewall: { state: "pending" } }))).toEqual({
+    expect(
+      decideAdmission(facts({ kind: "close", close, outcome: undefined }, { firewall: { state: "pending" } })),
+    ).toEqual({
       kind: "queue",
     });
     const consumed = { kind: "consume" as const, reason: "not held here" };
@@ -91,7 +97,9 @@ describe("decideAdmission", () => {
     const derived = { kind: "result" as const, item: result, guidance: undefined };
     const advised = assessment({ guidance });
     expect(
-      decideAdmission(facts({ kind: "close", close, outcome: derived }, { firewall: { state: "checked", assessment: advised } })),
+      decideAdmission(
+        facts({ kind: "close", close, outcome: derived }, { firewall: { state: "checked", assessment: advised } }),
+      ),
     ).toEqual({ kind: "admit", item: result });
   });
 });

@@ -58,7 +58,11 @@ export function decideAdmission(facts: AdmissionFacts): Decision {
     const { assessment } = firewall;
     if (holdsBack(assessment)) {
       const reason = withheldReason({ middlewares: assessment.verdicts });
-      return { kind: "withhold", answer: subject.answer, withheld: { kind: "withheld", checkId: assessment.checkId, reason } };
+      return {
+        kind: "withhold",
+        answer: subject.answer,
+        withheld: { kind: "withheld", checkId: assessment.checkId, reason },
+      };
     }
     return { kind: "answer", answer: subject.answer, ...guidanceOf(assessment.guidance) };
   }

@@ -8,13 +8,28 @@ import type { InboundItem } from "@social-harness/protocol";
 import type { CloseInput, CloseOutcome } from "../collectives/close.js";
 import type { DaemonStore, Trx } from "../db/database.js";
 import type { Assessment } from "../firewall/engine.js";
-import type { InboundFirewall, QueuePayload } from "../firewall/inbound.service.js";
 import type { Disposition, History } from "../history/history.service.js";
 import type { Holds } from "../holds/holds.service.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import type { Trust } from "../trust/trust.service.js";
 import { decideAdmission, type AdmissionSubject, type Decision, type FirewallFact } from "./admission-decision.js";
 import type { ArrivedAnswer, CollectiveClassifier } from "./classification.js";
+
+/** A subject waiting in the firewall's private queue for its check. */
+export type QueuePayload =
+  | { readonly kind: "item"; readonly item: InboundItem }
+  | { readonly kind: "answer"; readonly answer: ArrivedAnswer }
+  | { readonly kind: "close"; readonly close: CloseInput };
+
+/** The firewall's private queue (firewall/inbound.service.ts), as admission uses it. */
+export interface FirewallQueue {
+  /** True when the current policy checks inbound subjects. */
+  active(): boolean;
+  /** Queues a subject inside the transaction that stores its record. */
+  enqueue(trx: Trx, entry: Origin & { payload: QueuePayload }): Promise<void>;
+  /** Starts the checks of what was queued, after the commit. */
+  wake(): void;
+}
 
 export interface Origin {
   readonly sender: string;
@@ -35,9 +50,9 @@ export interface AdmissionCloses {
 /** The firewall's part in settling one queued subject (firewall/inbound.service.ts). */
 export interface FirewallSettling {
   /** The check of the subject; undefined when the policy no longer checks inbound subjects. */
-  assess(target: { kind: "item"; item: InboundItem } | { kind: "answer"; answer: ArrivedAnswer }): Promise<
-    Assessment | undefined
-  >;
+  assess(
+    target: { kind: "item"; item: InboundItem } | { kind: "answer"; answer: ArrivedAnswer },
+  ): Promise<Assessment | undefined>;
   /** In the settling transaction: dequeues the subject (false when it was settled already) and records its check. */
   commit(trx: Trx, check: { assessment: Assessment; held: boolean } | undefined): Promise<boolean>;
 }
@@ -48,7 +63,7 @@ export interface AdmissionDeps {
   readonly holds: Holds;
   readonly inbox: Inbox;
   readonly history: History;
-  readonly firewall: InboundFirewall;
+  readonly firewall: FirewallQueue;
   readonly closes: AdmissionCloses;
   /** Where checked answers go: the requester's open operation, if any. */
   readonly answers: Pick<CollectiveClassifier, "answerArrived"> & {
@@ -73,8 +88,13 @@ export class Admission {
   }
 
   /** Inside the storing transaction: the subject is held, queued for its check, admitted or consumed. */
-  async arrive(trx: Trx, origin: Origin, arrived: Exclude<AdmissionSubject, { kind: "close" }> | { kind: "close"; close: CloseInput }): Promise<Arrival> {
-    const firewall = this.firewallFact();
+  async arrive(
+    trx: Trx,
+    origin: Origin,
+    arrived: Exclude<AdmissionSubject, { kind: "close" }> | { kind: "close"; close: CloseInput },
+    checks: boolean,
+  ): Promise<Arrival> {
+    const firewall: FirewallFact = checks ? { state: "pending" } : { state: "off" };
     const subject: AdmissionSubject =
       arrived.kind !== "close"
         ? arrived
@@ -105,7 +125,9 @@ export class Admission {
     let assessment: Assessment | undefined;
     let decision = decideAdmission({ ...facts, firewall: { state: "pending" } });
     if (decision.kind === "queue") {
-      assessment = await firewall.assess(subject.kind === "close" ? { kind: "item", item: resultOf(subject) } : subject);
+      assessment = await firewall.assess(
+        subject.kind === "close" ? { kind: "item", item: resultOf(subject) } : subject,
+      );
       decision = decideAdmission({
         ...facts,
         firewall: assessment === undefined ? { state: "off" } : { state: "checked", assessment },
@@ -118,7 +140,8 @@ export class Admission {
         : { assessment, held: settled.kind === "hold" || settled.kind === "withhold" };
     const applied = await store.db.transaction().execute(async (trx) => {
       if (!(await firewall.commit(trx, check))) return false;
-      if (subject.kind === "close" && settled.kind !== "consume") await this.deps.closes.recordResult(trx, subject.close);
+      if (subject.kind === "close" && settled.kind !== "consume")
+        await this.deps.closes.recordResult(trx, subject.close);
       await this.deps.history.setDisposition(trx, origin.recordHash, await this.apply(trx, origin, settled, subject));
       return true;
     });
@@ -169,8 +192,13 @@ export class Admission {
       await this.deps.trust.add(trx, name);
       const held = await holds.trustHoldsOf(trx, name);
       for (const hold of held) {
-        const subject = { kind: "item" as const, item: JSON.parse(hold.item) as InboundItem };
-        const decision = decideAdmission({ subject, trusted: true, firewall: this.firewallFact(), untrustedReason: "" });
+        const subject = { kind: "item" as const, item: hold.item };
+        const decision = decideAdmission({
+          subject,
+          trusted: true,
+          firewall: this.firewallFact(),
+          untrustedReason: "",
+        });
         const disposition = await this.apply(trx, hold, decision, subject);
         await holds.readmitted(trx, hold, null);
         await this.deps.history.setDisposition(trx, hold.recordHash, disposition);

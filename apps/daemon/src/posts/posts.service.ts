@@ -79,11 +79,15 @@ export class Posts {
           : "the conversation head kept moving; the post will be proposed again",
       ),
   });
-  private readonly redelivery: Redelivery;
+  private readonly redelivery: Redelivery<PostReceipt>;
   private readonly ownListeners = new Set<OwnPostListener>();
 
   constructor(private readonly deps: PostsDeps) {
-    this.redelivery = new Redelivery({ db: deps.store.db, propose: (intent) => this.lanes.deliver(intent), log: deps.log });
+    this.redelivery = new Redelivery({
+      db: deps.store.db,
+      propose: (intent) => this.lanes.deliver(intent),
+      log: deps.log,
+    });
   }
 
   private now(): number {

@@ -7,27 +7,32 @@
 import type { Logger } from "pino";
 import type { Db } from "../db/database.js";
 import { boundIntents, type IntentRow } from "./intents.store.js";
-import type { PostReceipt } from "./posts.service.js";
 import { SendError } from "./send-error.js";
 
-export interface RedeliveryDeps {
+/** What a delivered post answers (posts.service.ts PostReceipt). */
+interface Delivered {
+  readonly conv: string;
+  readonly postId: string;
+}
+
+export interface RedeliveryDeps<R extends Delivered> {
   readonly db: Db;
   /** Proposes one bound intent through its conversation's lane (posts/proposal-lanes.ts). */
-  readonly propose: (intent: IntentRow) => Promise<PostReceipt>;
+  readonly propose: (intent: IntentRow) => Promise<R>;
   readonly log: Logger;
 }
 
-export class Redelivery {
+export class Redelivery<R extends Delivered> {
   private readonly inFlight = new Set<string>();
   /** Conversations with a bound intent that is neither in flight nor certified. */
   private readonly waiting = new Set<string>();
   private readonly retryTimers = new Map<string, NodeJS.Timeout>();
   private readonly retryDelays = new Map<string, number>();
 
-  constructor(private readonly deps: RedeliveryDeps) {}
+  constructor(private readonly deps: RedeliveryDeps<R>) {}
 
   /** Proposes a bound intent; one left pending waits to be proposed again. */
-  deliver(intent: IntentRow): Promise<PostReceipt> {
+  deliver(intent: IntentRow): Promise<R> {
     this.inFlight.add(intent.postId);
     return this.deps
       .propose(intent)
