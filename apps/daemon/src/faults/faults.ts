@@ -1,7 +1,7 @@
 /**
  * Test-only fault points: a test names a point with `--test-fault <point>`, and the daemon fails
  * there as a real fault would. The command line accepts the option only when the environment says
- * the process is a test (packages/cli refuses it otherwise), so a production start never has one.
+ * the process is a test (apps/cli refuses it otherwise), so a production start never has one.
  */
 export const FAULT_POINTS = [
   /** The intent's transaction committed, then the store reports a failure. */

@@ -143,8 +143,16 @@ export class Gateway {
     }
   }
 
-  /** Starts the gateway and waits until the channel account is connected to its daemon. */
-  async boot(): Promise<void> {
+  /** Runs an `openclaw` command against this gateway's config and state; resolves with its output. */
+  cli(args: readonly string[]): Promise<string> {
+    return runCli(this.options, this.env, args);
+  }
+
+  /**
+   * Starts the gateway and waits until it prints `readyText`: by default the channel account's
+   * line saying it is connected to its daemon.
+   */
+  async boot(readyText = "connected to the Social Harness daemon"): Promise<void> {
     const from = this.log().length;
     const child = spawn(
       this.options.host.node,
@@ -159,7 +167,7 @@ export class Gateway {
     child.stdout?.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
     child.stderr?.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
     this.exited = new Promise((resolve) => child.once("exit", () => resolve()));
-    await this.waitForOutput("connected to the Social Harness daemon", 180_000, from);
+    await this.waitForOutput(readyText, 180_000, from);
   }
 
   /** Stops the gateway: SIGTERM, then SIGKILL to its process group after `graceMs`. */
