@@ -5,7 +5,7 @@
  * The channel must keep working once that short-lived CLI connection has closed, and no item may
  * be acknowledged that no turn answered.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -43,6 +43,7 @@ describe("the real OpenClaw gateway after its crash-loop breaker", () => {
   }, 420_000);
 
   afterAll(async () => {
+    if (process.env.OPENCLAW_GATEWAY_LOG !== undefined) writeFileSync(process.env.OPENCLAW_GATEWAY_LOG, gateway.log());
     await gateway?.stop();
     await model?.stop();
     await net?.close();
@@ -72,5 +73,5 @@ describe("the real OpenClaw gateway after its crash-loop breaker", () => {
       "bob's inbox to empty",
     );
     expect(gateway.log().slice(started)).not.toContain("Gateway client authority closed");
-  });
+  }, 900_000);
 });

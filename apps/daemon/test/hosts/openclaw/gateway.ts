@@ -114,7 +114,12 @@ export class Gateway {
       "--force",
       "--accept-capabilities",
     ]);
-    const installed = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
+    const installed = JSON.parse(readFileSync(configPath, "utf8")) as {
+      plugins: { entries: Record<string, Record<string, unknown>> };
+    };
+    // The plugin sees agent runs end only with conversation access (OpenClaw's docs/plugins/hooks.md).
+    const entry = installed.plugins.entries["social-harness"];
+    installed.plugins.entries["social-harness"] = { ...entry, hooks: { allowConversationAccess: true } };
     writeFileSync(
       configPath,
       JSON.stringify({ ...installed, channels: { "social-harness": options.channel } }, null, 2),
