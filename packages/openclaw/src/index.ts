@@ -19,6 +19,15 @@ export type * from "./sdk.js";
 let runtime: PluginRuntime | undefined;
 let turns: Turns | undefined;
 let gatewayContext: GatewayContext | undefined;
+
+// OpenClaw may register the plugin more than once (one registry per generation) and may load this
+// module more than once; the hooks of every registration and the running account must share one
+// view of the turns, so it lives on the process.
+const TURNS = Symbol.for("@social-harness/openclaw/turns");
+function sharedTurns(): Turns {
+  const slot = globalThis as { [TURNS]?: Turns };
+  return (slot[TURNS] ??= new Turns());
+}
 const plugin = createChannelPlugin(
   () => {
     if (runtime === undefined) throw new Error("the social-harness channel started before OpenClaw registered it");
@@ -38,9 +47,10 @@ const entry = {
     if (api.registrationMode === "cli-metadata" || api.registrationMode === "tool-discovery") return;
     api.registerChannel({ plugin });
     runtime = api.runtime;
-    gatewayContext = captureGatewayContext();
+    // The first registration is the gateway's boot; a later one may run inside a client's request.
+    gatewayContext ??= captureGatewayContext();
     if (api.on !== undefined) {
-      const watched = new Turns();
+      const watched = sharedTurns();
       api.on("after_tool_call", (event, ctx) => watched.toolCalled(event, ctx));
       api.on("agent_end", (_event, ctx) => watched.agentEnded(ctx));
       turns = watched;

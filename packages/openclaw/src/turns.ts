@@ -19,6 +19,8 @@ interface Watch {
 
 export class Turns {
   private readonly watches = new Map<string, Watch>();
+  /** The sessions of the last runs that ended, newest last, for a reason that names them. */
+  private readonly recent: string[] = [];
 
   /** Starts watching the runs of `sessionKey` for one dispatch. */
   begin(sessionKey: string): void {
@@ -45,7 +47,7 @@ export class Turns {
       if (!watch.ran) {
         return {
           handled: false,
-          reason: `no agent run of ${sessionKey} ended within ${waitMs} ms of OpenClaw's dispatch, which started none`,
+          reason: `no agent run of ${sessionKey} ended within ${waitMs} ms of OpenClaw's dispatch, which started none (runs that ended lately: ${this.recent.join(", ") || "none"})`,
         };
       }
       if (watch.hostFailure !== undefined) {
@@ -78,6 +80,8 @@ export class Turns {
 
   /** OpenClaw's `agent_end` hook. */
   agentEnded(ctx: { readonly sessionKey?: string }): void {
+    this.recent.push(ctx.sessionKey ?? "(no session)");
+    if (this.recent.length > 5) this.recent.shift();
     if (ctx.sessionKey === undefined) return;
     const watch = this.watches.get(ctx.sessionKey);
     if (watch === undefined) return;

@@ -1,9 +1,9 @@
 /**
- * The real OpenClaw gateway after its crash-loop breaker trips (research/openclaw.md §9, OpenClaw's
- * docs/gateway/restart-recovery.md): three unclean starts within five minutes, then the channel is
- * started by hand with `openclaw gateway call channels.start`, as OpenClaw's log tells an owner to.
- * The channel must keep working once that short-lived CLI connection has closed, and no item may
- * be acknowledged that no turn answered.
+ * The README's OpenClaw walk-through on the real gateway, exactly as written (its config, install,
+ * channel section and run command are read from README.md), and then the crash-loop breaker
+ * (OpenClaw's docs/gateway/restart-recovery.md): three unclean starts within five minutes, then the
+ * channel started by hand with `openclaw gateway call channels.start`, as OpenClaw's log tells an
+ * owner to. The channel must keep working once that short-lived CLI connection has closed.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,7 +21,7 @@ const textOf = (entry: InboxItem): string =>
 
 const SUPPRESSED = "channel autostart suppressed by crash-loop breaker";
 
-describe("the real OpenClaw gateway after its crash-loop breaker", () => {
+describe("the README's OpenClaw walk-through, then the crash-loop breaker, on the real gateway", () => {
   let net: Network;
   let model: FakeModel;
   let gateway: Gateway;
@@ -33,7 +33,7 @@ describe("the real OpenClaw gateway after its crash-loop breaker", () => {
     await model.start();
     dir = mkdtempSync(path.join(tmpdir(), "sh-openclaw-breaker-"));
     const bob = net.agent("bob").daemon;
-    gateway = await Gateway.start({
+    gateway = await Gateway.fromReadme({
       host: inject("openclawHost"),
       tarball: inject("openclawPluginTarball"),
       dir,
@@ -49,6 +49,15 @@ describe("the real OpenClaw gateway after its crash-loop breaker", () => {
     await net?.close();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
+
+  it("works as the README says: the install exits 0, the channel logs that it is up, and a message gets its answer", async () => {
+    expect(gateway.installOutput).toContain('Plugin manifest id "social-harness" differs from npm package name');
+    expect(gateway.log()).toContain(`connected to the Social Harness daemon at ${net.agent("bob").daemon.mcpUrl}`);
+    model.on("ping-walkthrough", { tool: { action: "reply", message: "pong-walkthrough" } });
+    await net.send("alice", "agent:bob", "ping-walkthrough");
+    await waitFor(net.agent("alice"), (e) => textOf(e) === "pong-walkthrough", 1, 120_000);
+    expect(gateway.log()).not.toContain("cannot see a turn end");
+  });
 
   it("answers through a channel started by hand with channels.start once the breaker suppressed it", async () => {
     for (let crash = 1; crash < 3; crash += 1) {

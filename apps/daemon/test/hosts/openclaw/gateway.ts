@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { hostEnv, type OpenClawHost } from "./host-install.js";
+import { deepMerge, readWalkthrough } from "./readme-walkthrough.js";
 
 export interface GatewayOptions {
   readonly host: OpenClawHost;
@@ -60,10 +61,10 @@ export class Gateway {
     readonly env: NodeJS.ProcessEnv,
     readonly configPath: string,
     readonly port: number,
+    private readonly runArgs: readonly string[] = ["gateway", "run", "--port", String(port), "--verbose"],
   ) {}
 
-  /** Writes the config, installs the plugin from its tarball and starts the gateway. */
-  static async start(options: GatewayOptions): Promise<Gateway> {
+  private static async prepare(options: GatewayOptions) {
     const { dir } = options;
     for (const sub of ["state", "home", "workspace"]) mkdirSync(path.join(dir, sub), { recursive: true });
     const configPath = path.join(dir, "openclaw.json");
@@ -74,7 +75,55 @@ export class Gateway {
       OPENCLAW_CONFIG_PATH: configPath,
       NO_COLOR: "1",
     });
-    const port = await freePort();
+    return { configPath, env, port: await freePort() };
+  }
+
+  /**
+   * Follows the README's walk-through (readme-walkthrough.ts) as written, replacing only the
+   * gateway's port, the model server's address, the paths and the daemon's endpoint and token file.
+   */
+  static async fromReadme(options: GatewayOptions): Promise<Gateway> {
+    const { dir } = options;
+    const { configPath, env, port } = await Gateway.prepare(options);
+    const walkthrough = readWalkthrough();
+    const providers = ((walkthrough.config.models as Record<string, unknown>).providers ?? {}) as Record<
+      string,
+      unknown
+    >;
+    const config = deepMerge(walkthrough.config, {
+      gateway: { port },
+      models: {
+        providers: Object.fromEntries(Object.keys(providers).map((id) => [id, { baseUrl: options.modelBaseUrl }])),
+      },
+      agents: { defaults: { workspace: path.join(dir, "workspace") } },
+      logging: { file: path.join(dir, "openclaw.log") },
+    });
+    writeFileSync(configPath, JSON.stringify(config, null, 2));
+    const tarball = walkthrough.install.find((arg) => arg.startsWith("npm-pack:"));
+    if (tarball === undefined || path.basename(tarball) !== path.basename(options.tarball)) {
+      throw new Error(`the README installs ${tarball}, but npm pack made ${path.basename(options.tarball)}`);
+    }
+    const installed = await runCli(
+      options,
+      env,
+      walkthrough.install.map((arg) => (arg === tarball ? `npm-pack:${options.tarball}` : arg)),
+    );
+    const written = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
+    const channel = deepMerge(walkthrough.channel, { channels: { "social-harness": options.channel } });
+    writeFileSync(configPath, JSON.stringify(deepMerge(written, channel), null, 2));
+    const gateway = new Gateway(options, env, configPath, port, walkthrough.run);
+    gateway.installOutput = installed;
+    await gateway.boot();
+    return gateway;
+  }
+
+  /** What the plugin install printed. */
+  installOutput = "";
+
+  /** Writes the config, installs the plugin from its tarball and starts the gateway. */
+  static async start(options: GatewayOptions): Promise<Gateway> {
+    const { dir } = options;
+    const { configPath, env, port } = await Gateway.prepare(options);
     const config: Record<string, unknown> = {
       gateway: { mode: "local", port, bind: "loopback", auth: { mode: "none" } },
       models: {
@@ -159,15 +208,11 @@ export class Gateway {
    */
   async boot(readyText = "connected to the Social Harness daemon"): Promise<void> {
     const from = this.log().length;
-    const child = spawn(
-      this.options.host.node,
-      [this.options.host.openclaw, "gateway", "run", "--port", String(this.port), "--verbose"],
-      {
-        env: this.env,
-        stdio: ["ignore", "pipe", "pipe"],
-        detached: true,
-      },
-    );
+    const child = spawn(this.options.host.node, [this.options.host.openclaw, ...this.runArgs], {
+      env: this.env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     this.child = child;
     child.stdout?.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
     child.stderr?.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
