@@ -51,7 +51,7 @@ describe("the README's OpenClaw walk-through, then the crash-loop breaker, on th
   }, 60_000);
 
   it("works as the README says: the install exits 0, the channel logs that it is up, and a message gets its answer", async () => {
-    expect(gateway.installOutput).toContain('Plugin manifest id "social-harness" differs from npm package name');
+    expect(gateway.installedConfig).toMatchObject({ plugins: { entries: { "social-harness": { enabled: true } } } });
     expect(gateway.log()).toContain(`connected to the Social Harness daemon at ${net.agent("bob").daemon.mcpUrl}`);
     model.on("ping-walkthrough", { tool: { action: "reply", message: "pong-walkthrough" } });
     await net.send("alice", "agent:bob", "ping-walkthrough");

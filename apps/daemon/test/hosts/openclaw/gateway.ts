@@ -103,7 +103,7 @@ export class Gateway {
     if (tarball === undefined || path.basename(tarball) !== path.basename(options.tarball)) {
       throw new Error(`the README installs ${tarball}, but npm pack made ${path.basename(options.tarball)}`);
     }
-    const installed = await runCli(
+    await runCli(
       options,
       env,
       walkthrough.install.map((arg) => (arg === tarball ? `npm-pack:${options.tarball}` : arg)),
@@ -112,13 +112,13 @@ export class Gateway {
     const channel = deepMerge(walkthrough.channel, { channels: { "social-harness": options.channel } });
     writeFileSync(configPath, JSON.stringify(deepMerge(written, channel), null, 2));
     const gateway = new Gateway(options, env, configPath, port, walkthrough.run);
-    gateway.installOutput = installed;
+    gateway.installedConfig = written;
     await gateway.boot();
     return gateway;
   }
 
-  /** What the plugin install printed. */
-  installOutput = "";
+  /** The config as the plugin install left it (README walk-through only). */
+  installedConfig: Record<string, unknown> = {};
 
   /** Writes the config, installs the plugin from its tarball and starts the gateway. */
   static async start(options: GatewayOptions): Promise<Gateway> {
