@@ -60,6 +60,14 @@ const NOT_WORKSPACE = {
   regex: "^@social-harness/|^\\.\\./",
   message: "The protocol stands alone: it imports no other workspace and nothing outside its own src.",
 };
+const NOT_APP = {
+  regex: "^@social-harness/(daemon|router|cli)$|(^|/)apps/",
+  message: "Libraries under packages/ import no app; only the command line (apps/cli) composes the apps.",
+};
+const NOT_CLI = {
+  regex: "^@social-harness/cli$|(^|/)apps/cli/",
+  message: "The apps never import the command line that composes them; only their system tests start it.",
+};
 const CONSOLE_DAEMON = [
   {
     regex: "^@social-harness/daemon",
@@ -120,8 +128,11 @@ export default defineConfig([
   { files: ["e2e/**/*.ts"], rules: { "no-restricted-imports": "off" } },
   { files: ["packages/protocol/src/**/*.ts"], rules: restrict(NOT_WORKSPACE) },
   { files: ["packages/client/src/**/*.ts", "packages/sqlite/src/**/*.ts"], rules: restrict(NOT_DAEMON, NOT_ROUTER) },
+  { files: ["packages/*/src/**/*.ts"], ignores: ["packages/protocol/**"], rules: restrict(NOT_APP) },
   { files: ["apps/router/**/*.ts"], rules: restrict(NOT_DAEMON) },
+  { files: ["apps/router/src/**/*.ts"], rules: restrict(NOT_DAEMON, NOT_CLI) },
   { files: ["apps/daemon/**/*.ts"], rules: restrict(NOT_ROUTER) },
+  { files: ["apps/daemon/src/**/*.ts"], rules: restrict(NOT_ROUTER, NOT_CLI) },
   {
     files: ["apps/daemon/src/**/*.ts"],
     ignores: [
@@ -131,9 +142,9 @@ export default defineConfig([
       "apps/daemon/src/daemon.ts",
       "apps/daemon/src/index.ts",
     ],
-    rules: restrict(NOT_ROUTER, NOT_TRANSPORT, NOT_ROUTER_LINK, NOT_OTHER_STORE, NOT_FAULTS),
+    rules: restrict(NOT_ROUTER, NOT_TRANSPORT, NOT_CLI, NOT_ROUTER_LINK, NOT_OTHER_STORE, NOT_FAULTS),
   },
-  { files: ["packages/cli/src/**/*.ts"], rules: restrict(NOT_DEEP, NOT_ADAPTER) },
+  { files: ["apps/cli/src/**/*.ts"], rules: restrict(NOT_DEEP, NOT_ADAPTER) },
   { files: ["packages/{openclaw,nanoclaw}/src/**/*.ts"], rules: restrict(NOT_HOST_SIDE, NOT_DEEP) },
   // The adapters' tests drive them against the client's fake daemon, a test fixture of that package.
   { files: ["packages/{openclaw,nanoclaw}/src/**/*.test.ts"], rules: restrict(NOT_HOST_SIDE) },

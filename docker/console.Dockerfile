@@ -6,7 +6,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 COPY packages/protocol/package.json packages/protocol/
 COPY packages/sqlite/package.json packages/sqlite/
-COPY packages/cli/package.json packages/cli/
+COPY apps/cli/package.json apps/cli/
 COPY packages/client/package.json packages/client/
 COPY apps/router/package.json apps/router/
 COPY apps/daemon/package.json apps/daemon/

@@ -6,7 +6,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 COPY packages/protocol/package.json packages/protocol/
 COPY packages/sqlite/package.json packages/sqlite/
-COPY packages/cli/package.json packages/cli/
+COPY apps/cli/package.json apps/cli/
 COPY packages/client/package.json packages/client/
 COPY apps/router/package.json apps/router/
 COPY apps/daemon/package.json apps/daemon/
@@ -14,14 +14,14 @@ RUN npm ci --workspaces --include-workspace-root=false
 COPY tsconfig.base.json ./
 COPY packages packages
 COPY apps apps
-RUN npx tsc -b packages/cli/tsconfig.build.json \
+RUN npx tsc -b apps/cli/tsconfig.build.json \
   && npm prune --omit=dev --workspaces --include-workspace-root=false
 
 FROM node:20-bookworm-slim
 WORKDIR /app
 COPY --from=build /src /app
 # Named volumes start as a copy of these directories, so they belong to the node user.
-RUN ln -s /app/packages/cli/bin/social-harness.js /usr/local/bin/social-harness \
+RUN ln -s /app/apps/cli/bin/social-harness.js /usr/local/bin/social-harness \
   && mkdir -p /data && chown node:node /data
 USER node
 VOLUME /data

@@ -67,7 +67,7 @@ const PROBES: { place: string; source: string; rule: RegExp }[] = [
     rule: /only through @social-harness\/client/,
   },
   {
-    place: "packages/cli/src/architecture-probe.ts",
+    place: "apps/cli/src/architecture-probe.ts",
     source: 'import { Posts } from "../../../apps/daemon/src/posts/posts.service.js";\nexport const probe = Posts;\n',
     rule: /public entry point/,
   },
