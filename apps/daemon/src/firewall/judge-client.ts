@@ -99,19 +99,39 @@ export class JudgeClient {
 
   constructor(private readonly options: JudgeClientOptions) {}
 
-  /** Asks the judge one question, waiting for a place under the concurrency cap first. */
+  /**
+   * Asks the judge one question. `timeoutMs` bounds the whole ask: the wait for a place under the
+   * concurrency cap, the request and reading its answer.
+   */
   async ask(question: JudgeQuestion): Promise<JudgeAnswer> {
-    if (this.active >= this.options.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    if (this.active >= this.options.concurrency) await this.place(signal);
     this.active++;
     try {
-      return await this.request(question);
+      return await this.request(question, signal);
     } finally {
       this.active--;
       this.waiting.shift()?.();
     }
   }
 
-  private async request(question: JudgeQuestion): Promise<JudgeAnswer> {
+  private place(signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const ready = (): void => {
+        signal.removeEventListener("abort", expired);
+        resolve();
+      };
+      const expired = (): void => {
+        const at = this.waiting.indexOf(ready);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(new JudgeError(`no answer within ${this.options.timeoutMs} ms (waited for a place in the queue)`));
+      };
+      signal.addEventListener("abort", expired, { once: true });
+      this.waiting.push(ready);
+    });
+  }
+
+  private async request(question: JudgeQuestion, signal: AbortSignal): Promise<JudgeAnswer> {
     const url = `${this.options.endpoint.replace(/\/+$/, "")}/chat/completions`;
     let response: Response;
     try {
@@ -130,7 +150,7 @@ export class JudgeClient {
             { role: "user", content: userPrompt(question.subject) },
           ],
         }),
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal,
         redirect: "error",
       });
     } catch (error) {
@@ -147,7 +167,9 @@ export class JudgeClient {
     try {
       body = await response.json();
     } catch {
-      throw new JudgeError("the judge's answer is not JSON");
+      throw new JudgeError(
+        signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : "the judge's answer is not JSON",
+      );
     }
     return readJudgeAnswer(body, question.choices);
   }
