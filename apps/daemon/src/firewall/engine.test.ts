@@ -177,3 +177,28 @@ describe("the judge's answer", () => {
     expect(violationProbability({ choice: "no", probability: 0.9 }, "yes", ["no", "yes"])).toBeCloseTo(0.1);
   });
 });
+
+describe("a rule's match.to", () => {
+  it("matches a group the owner wrote in any order, since it is stored canonical", async () => {
+    const policy = compile({
+      mode: "enforce",
+      middlewares: [
+        {
+          id: "house",
+          kind: "rules",
+          rules: [
+            {
+              id: "team",
+              direction: "inbound",
+              match: { to: ["group:zed,carol,bob"] },
+              decision: "hold",
+              instruction: "Team threads wait for the owner.",
+            },
+          ],
+        },
+      ],
+    });
+    const held = await policy.assess("inbound", subject({ conversation: "group:bob,carol,zed" }));
+    expect(held.decision).toBe("hold");
+  });
+});

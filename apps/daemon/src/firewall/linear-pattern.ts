@@ -356,7 +356,7 @@ export async function testPattern(
 ): Promise<PatternOutcome> {
   const scan = take(pattern, text);
   try {
-    for (let started = performance.now(); ; ) {
+    for (let started = performance.now(); ;) {
       const before = scan.steps;
       const result = scan.run(Math.min(SLICE_STEPS, budget.remaining));
       budget.remaining -= scan.steps - before;
