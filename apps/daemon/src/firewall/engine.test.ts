@@ -158,6 +158,11 @@ describe("the judge's answer", () => {
     });
   });
 
+  it("reads an answer with a long run of spaces in one pass (a judge may echo a peer's words)", () => {
+    const body = { choices: [{ message: { content: `a${" ".repeat(200_000)}b` } }] };
+    expect(() => readJudgeAnswer(body, ["no", "yes"])).toThrow(/not one of/);
+  });
+
   it("reads a bare choice's probability from logprobs when offered", () => {
     const body = {
       choices: [{ message: { content: "yes" }, logprobs: { content: [{ token: "yes", logprob: Math.log(0.8) }] } }],

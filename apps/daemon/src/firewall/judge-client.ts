@@ -49,15 +49,24 @@ function userPrompt(subject: Subject): string {
   });
 }
 
+/**
+ * The answer inside a Markdown code fence, if it is in one. String operations, not a pattern: the
+ * judge may echo a peer's words, and `\s*```$` backtracks quadratically over a run of spaces.
+ */
+function withoutFence(text: string): string {
+  if (!text.startsWith("```")) return text;
+  let inner = text.slice(3);
+  if (inner.startsWith("json")) inner = inner.slice(4);
+  if (inner.endsWith("```")) inner = inner.slice(0, -3);
+  return inner.trim();
+}
+
 /** Reads `{choice, probability}` from the completion, or from its logprobs when it named a bare choice. */
 export function readJudgeAnswer(body: unknown, choices: readonly string[]): JudgeAnswer {
   const choice0 = (body as { choices?: { message?: { content?: unknown }; logprobs?: unknown }[] })?.choices?.[0];
   const content = choice0?.message?.content;
   if (typeof content !== "string") throw new JudgeError("the judge's answer has no message content");
-  const trimmed = content
-    .trim()
-    .replace(/^```(?:json)?\s*|\s*```$/g, "")
-    .trim();
+  const trimmed = withoutFence(content.trim());
   let parsed: unknown;
   try {
     parsed = JSON.parse(trimmed);
