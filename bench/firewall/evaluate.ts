@@ -5,7 +5,15 @@
  * with the benign messages that carry its trigger words, so a pattern pays for what it catches.
  */
 import { performance } from "node:perf_hooks";
-import { compilePolicy, InboundClock, type CompiledPolicy, type FirewallPolicy } from "@social-harness/daemon";
+import {
+  checkBudget,
+  compilePattern,
+  compilePolicy,
+  InboundClock,
+  testPattern,
+  type CompiledPolicy,
+  type FirewallPolicy,
+} from "@social-harness/daemon";
 import { subjectOf, THREATS, type Entry, type Threat } from "./eval-set.js";
 
 export interface Outcome {
@@ -112,4 +120,38 @@ export function breakdown(outcomes: readonly Outcome[]): Breakdown {
     tune: score(outcomes.filter((o) => o.entry.split === "tune")),
     holdout: score(outcomes.filter((o) => o.entry.split === "holdout")),
   };
+}
+
+/**
+ * The text patterns of one check, timed per subject: the linear-time engine the daemon runs
+ * (issue 23), beside JavaScript's RegExp over the same patterns (which the daemon no longer runs).
+ */
+export async function timePatterns(
+  policy: FirewallPolicy,
+  entries: readonly Entry[],
+  rounds: number,
+): Promise<{ regexp: number[]; linear: number[] }> {
+  const texts = policy.middlewares
+    .flatMap((m) => m.rules)
+    .flatMap((r) => (r.match.text === undefined ? [] : [r.match.text]));
+  const regexps = texts.map((t) => new RegExp(t.pattern, t.flags));
+  const linear = texts.map((t) => {
+    const compiled = compilePattern(t.pattern, t.flags ?? "");
+    if (!compiled.ok) throw new Error(`${t.pattern}: ${compiled.message}`);
+    return compiled.pattern;
+  });
+  const words = entries.map((e) => subjectOf(e).text);
+  const times = { regexp: [] as number[], linear: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    for (const text of words) {
+      let started = performance.now();
+      for (const re of regexps) re.test(text);
+      times.regexp.push(performance.now() - started);
+      started = performance.now();
+      const budget = checkBudget();
+      for (const pattern of linear) await testPattern(pattern, text, budget);
+      times.linear.push(performance.now() - started);
+    }
+  }
+  return times;
 }

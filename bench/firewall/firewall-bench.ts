@@ -9,7 +9,7 @@ import { availableParallelism, loadavg } from "node:os";
 import type { FirewallPolicy } from "@social-harness/daemon";
 import { percentile, type BenchNetwork } from "../network.js";
 import { loadEvalSet, wordsOf, type Entry } from "./eval-set.js";
-import { breakdown, compileForSet, f1, precision, recall, runSet, timeChecks } from "./evaluate.js";
+import { breakdown, compileForSet, f1, precision, recall, runSet, timeChecks, timePatterns } from "./evaluate.js";
 import { examplePolicy, withJudge } from "./example-policy.js";
 import { commitFloor, ingressLatency, ingressTexts } from "./ingress.js";
 import { falsePositives, scoreTable, table, techniqueTable } from "./report.js";
@@ -67,6 +67,7 @@ async function evaluationSection(
   const modelScore = breakdown(model);
   const ruleTimes = await timeChecks(compileForSet(rulesPolicy), entries, scale.ruleRounds);
   const modelTimes = await timeChecks(compileForSet(modelPolicy), entries, scale.modelRounds);
+  const patternTimes = await timePatterns(rulesPolicy, entries, scale.ruleRounds);
   const errors = model.filter((o) => o.error !== undefined).length;
   const tune = entries.filter((e) => e.split === "tune").length;
   const latency = (name: string, times: number[]) => [
@@ -89,6 +90,8 @@ async function evaluationSection(
       [
         latency("rules-only (example policy)", ruleTimes),
         latency("rules+model (scripted judge on loopback HTTP)", modelTimes),
+        latency("its text patterns, linear-time engine (what the daemon runs)", patternTimes.linear),
+        latency("the same patterns, JavaScript RegExp (before issue 23)", patternTimes.regexp),
       ],
     ),
   ].join("\n");
@@ -98,6 +101,11 @@ async function evaluationSection(
       measure: "firewall check p50 / p99, rules-only",
       value: `${us(percentile(ruleTimes, 50))} / ${us(percentile(ruleTimes, 99))}`,
       note: "example policy in process; goal ≤ 0.3 ms p50",
+    },
+    {
+      measure: "firewall patterns p50 per check, linear engine / RegExp",
+      value: `${us(percentile(patternTimes.linear, 50))} / ${us(percentile(patternTimes.regexp, 50))}`,
+      note: "the example policy's text patterns over each message (issue 23)",
     },
     {
       measure: "firewall precision / recall, rules-only",

@@ -28,4 +28,6 @@ export {
 export { compilePolicy, type Assessment, type CompiledPolicy } from "./firewall/engine.js";
 export { describeIssues, readPolicy, type FirewallPolicy, type PolicyIssue } from "./firewall/policy.schema.js";
 export { InboundClock } from "./firewall/rate.middleware.js";
+export { compilePattern, testPattern, type LinearPattern } from "./firewall/linear-pattern.js";
+export { checkBudget } from "./firewall/match.js";
 export { answerText, type Subject } from "./firewall/subjects.js";

@@ -128,3 +128,22 @@ async function outcomeOfRecord(
   if (content?.ok !== true || content.collective?.op !== "answer" || content.collective.id !== input.id) return invalid;
   return outcomeOfAnswer(input.schema, content.collective.response);
 }
+
+/**
+ * The question of the all_gather request `id` as this daemon's result shows it: its text, or
+ * undefined when this daemon does not hold the request or its firewall withheld the question.
+ */
+export async function resultQuestionOf(
+  db: DbOrTrx,
+  history: History,
+  id: string,
+  verdictOf: VerdictLookup,
+): Promise<string | undefined> {
+  const held = await findHeldRequest(db, id);
+  if (held?.op !== "all_gather") return undefined;
+  if ((await verdictOf(db, held.recordHash))?.withheld !== undefined) return undefined;
+  const request = await history.recordByHash(db, held.recordHash);
+  const read = request === undefined ? undefined : readRecord(request.bytes);
+  const content = read?.ok === true ? readContent(read.record.content) : undefined;
+  return content?.ok === true ? questionOf(content.message) : undefined;
+}

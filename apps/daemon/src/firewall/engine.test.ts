@@ -158,6 +158,11 @@ describe("the judge's answer", () => {
     });
   });
 
+  it("reads an answer with a long run of spaces in one pass (a judge may echo a peer's words)", () => {
+    const body = { choices: [{ message: { content: `a${" ".repeat(200_000)}b` } }] };
+    expect(() => readJudgeAnswer(body, ["no", "yes"])).toThrow(/not one of/);
+  });
+
   it("reads a bare choice's probability from logprobs when offered", () => {
     const body = {
       choices: [{ message: { content: "yes" }, logprobs: { content: [{ token: "yes", logprob: Math.log(0.8) }] } }],
@@ -175,5 +180,30 @@ describe("the judge's answer", () => {
   it("turns the judge's probability into the violating choice's probability", () => {
     expect(violationProbability({ choice: "yes", probability: 0.9 }, "yes", ["no", "yes"])).toBe(0.9);
     expect(violationProbability({ choice: "no", probability: 0.9 }, "yes", ["no", "yes"])).toBeCloseTo(0.1);
+  });
+});
+
+describe("a rule's match.to", () => {
+  it("matches a group the owner wrote in any order, since it is stored canonical", async () => {
+    const policy = compile({
+      mode: "enforce",
+      middlewares: [
+        {
+          id: "house",
+          kind: "rules",
+          rules: [
+            {
+              id: "team",
+              direction: "inbound",
+              match: { to: ["group:zed,carol,bob"] },
+              decision: "hold",
+              instruction: "Team threads wait for the owner.",
+            },
+          ],
+        },
+      ],
+    });
+    const held = await policy.assess("inbound", subject({ conversation: "group:bob,carol,zed" }));
+    expect(held.decision).toBe("hold");
   });
 });

@@ -2,12 +2,14 @@
  * The firewall as its owner reaches it (SPEC §10 owner surfaces): the policy and its revisions,
  * the audit of recent checks, and replay of a draft over the last stored records.
  */
+import { resultQuestionOf } from "../collectives/close.js";
 import type { DaemonStore } from "../db/database.js";
 import type { History } from "../history/history.service.js";
 import { inboundCheckOf, listChecks, outboundCheckOf, type CheckRecord } from "./checks.store.js";
 import { compilePolicy } from "./engine.js";
 import type { FirewallPolicy } from "./policy.schema.js";
 import { FirewallPolicyError, type FirewallPolicies, type PolicyRevision } from "./policy.service.js";
+import { localVerdictOf } from "./local-verdict.js";
 import { InboundClock } from "./rate.middleware.js";
 import { replayRecords, type ReplayEntry, type ReplaySummary } from "./replay.js";
 
@@ -51,6 +53,7 @@ export class Firewall {
       arrived: (at) => clock.arrived(at),
       checkOf: (row) =>
         row.author === this.self ? outboundCheckOf(this.store.db, row.postId) : inboundCheckOf(this.store.db, row.hash),
+      resultQuestion: async (id) => (await resultQuestionOf(this.store.db, this.history, id, localVerdictOf)) ?? "",
     });
   }
 }

@@ -49,15 +49,24 @@ function userPrompt(subject: Subject): string {
   });
 }
 
+/**
+ * The answer inside a Markdown code fence, if it is in one. String operations, not a pattern: the
+ * judge may echo a peer's words, and `\s*```$` backtracks quadratically over a run of spaces.
+ */
+function withoutFence(text: string): string {
+  if (!text.startsWith("```")) return text;
+  let inner = text.slice(3);
+  if (inner.startsWith("json")) inner = inner.slice(4);
+  if (inner.endsWith("```")) inner = inner.slice(0, -3);
+  return inner.trim();
+}
+
 /** Reads `{choice, probability}` from the completion, or from its logprobs when it named a bare choice. */
 export function readJudgeAnswer(body: unknown, choices: readonly string[]): JudgeAnswer {
   const choice0 = (body as { choices?: { message?: { content?: unknown }; logprobs?: unknown }[] })?.choices?.[0];
   const content = choice0?.message?.content;
   if (typeof content !== "string") throw new JudgeError("the judge's answer has no message content");
-  const trimmed = content
-    .trim()
-    .replace(/^```(?:json)?\s*|\s*```$/g, "")
-    .trim();
+  const trimmed = withoutFence(content.trim());
   let parsed: unknown;
   try {
     parsed = JSON.parse(trimmed);
@@ -99,19 +108,39 @@ export class JudgeClient {
 
   constructor(private readonly options: JudgeClientOptions) {}
 
-  /** Asks the judge one question, waiting for a place under the concurrency cap first. */
+  /**
+   * Asks the judge one question. `timeoutMs` bounds the whole ask: the wait for a place under the
+   * concurrency cap, the request and reading its answer.
+   */
   async ask(question: JudgeQuestion): Promise<JudgeAnswer> {
-    if (this.active >= this.options.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    if (this.active >= this.options.concurrency) await this.place(signal);
     this.active++;
     try {
-      return await this.request(question);
+      return await this.request(question, signal);
     } finally {
       this.active--;
       this.waiting.shift()?.();
     }
   }
 
-  private async request(question: JudgeQuestion): Promise<JudgeAnswer> {
+  private place(signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const ready = (): void => {
+        signal.removeEventListener("abort", expired);
+        resolve();
+      };
+      const expired = (): void => {
+        const at = this.waiting.indexOf(ready);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(new JudgeError(`no answer within ${this.options.timeoutMs} ms (waited for a place in the queue)`));
+      };
+      signal.addEventListener("abort", expired, { once: true });
+      this.waiting.push(ready);
+    });
+  }
+
+  private async request(question: JudgeQuestion, signal: AbortSignal): Promise<JudgeAnswer> {
     const url = `${this.options.endpoint.replace(/\/+$/, "")}/chat/completions`;
     let response: Response;
     try {
@@ -130,7 +159,7 @@ export class JudgeClient {
             { role: "user", content: userPrompt(question.subject) },
           ],
         }),
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal,
         redirect: "error",
       });
     } catch (error) {
@@ -147,7 +176,9 @@ export class JudgeClient {
     try {
       body = await response.json();
     } catch {
-      throw new JudgeError("the judge's answer is not JSON");
+      throw new JudgeError(
+        signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : "the judge's answer is not JSON",
+      );
     }
     return readJudgeAnswer(body, question.choices);
   }

@@ -2,10 +2,10 @@
  * The `model` middleware (SPEC §10): each rule asks the judge its norm and turns the probability of
  * the violating choice into a decision: at or above `decideAt`, the rule's decision; from
  * `uncertainAt` up, allow with an uncertain judgment the model sees; below, allow. A judge that
- * fails or times out applies `onError` (hold by default) and the audit records the error, never a
- * pass.
+ * fails or does not answer within `timeoutMs` (its queue wait included) applies `onError` (hold by
+ * default) and the audit records the error, never a pass.
  */
-import { compileMatch } from "./match.js";
+import { compileMatch, matchingRules } from "./match.js";
 import { JudgeClient, JudgeError, type JudgeAnswer } from "./judge-client.js";
 import { appliesTo, type ModelMiddleware } from "./policy.schema.js";
 import type { CompiledMiddleware } from "./rules.middleware.js";
@@ -33,8 +33,8 @@ export function compileModel(middleware: ModelMiddleware, apiKey: string | undef
     async run({ direction, subject }) {
       const started = process.hrtime.bigint();
       const judged: RuleVerdict[] = [];
-      let error: string | undefined;
-      const applicable = rules.filter(({ rule, matches }) => appliesTo(rule, direction) && matches(subject));
+      const { matched: applicable, error: matchError } = await matchingRules(rules, direction, subject);
+      let error = matchError;
       const answers = await Promise.all(
         applicable.map(({ rule }) =>
           judge.ask({ norm: rule.norm, choices: rule.choices, subject }).then(

@@ -132,4 +132,62 @@ describe("the firewall policy schema", () => {
       ]),
     );
   });
+
+  it("refuses a pattern the linear-time engine cannot run, naming its field", () => {
+    const read = readPolicy({
+      mode: "enforce",
+      middlewares: [
+        {
+          id: "house",
+          kind: "rules",
+          rules: [
+            rule({ id: "a", match: { text: { pattern: "^(a+)+$" } } }),
+            rule({ id: "b", match: { text: { pattern: "(\\w)\\1" } } }),
+            rule({ id: "c", match: { text: { pattern: "pass(?!word)" } } }),
+          ],
+        },
+      ],
+    });
+    expect(read.ok).toBe(false);
+    if (read.ok) return;
+    expect(read.issues).toEqual([
+      {
+        path: "middlewares.0.rules.1.match.text.pattern",
+        message: "uses a backreference (\\1), which cannot run in linear time",
+      },
+      {
+        path: "middlewares.0.rules.2.match.text.pattern",
+        message: "uses a lookahead or lookbehind ((?=, (?!, (?<=, (?<!), which cannot run in linear time",
+      },
+    ]);
+  });
+
+  it("stores a match.to group in canonical order, and refuses a malformed one naming the field", () => {
+    const read = readPolicy({
+      mode: "enforce",
+      middlewares: [{ id: "house", kind: "rules", rules: [rule({ match: { to: ["group:zed,bob,amy", "group:*"] } })] }],
+    });
+    expect(read.ok).toBe(true);
+    if (!read.ok) return;
+    expect(read.policy.middlewares[0]?.rules[0]?.match.to).toEqual(["group:amy,bob,zed", "group:*"]);
+    const bad = readPolicy({
+      mode: "enforce",
+      middlewares: [
+        {
+          id: "house",
+          kind: "rules",
+          rules: [rule({ match: { to: ["group:bob,zed", "group:bob,bob,amy", "group:Bob,amy,zed", "agent:x"] } })],
+        },
+      ],
+    });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.issues.map((i) => i.path)).toEqual([
+      "middlewares.0.rules.0.match.to.0",
+      "middlewares.0.rules.0.match.to.1",
+      "middlewares.0.rules.0.match.to.2",
+      "middlewares.0.rules.0.match.to.3",
+    ]);
+    expect(bad.issues[0]?.message).toMatch(/lists every member, this agent included/);
+  });
 });

@@ -3,8 +3,9 @@
  * by this schema. Errors name each field (`middlewares.0.rules.1.decision: …`) so the owner can fix
  * a draft in place. The policy decides; it never changes a peer's message.
  */
-import { isAgentAddress } from "@social-harness/protocol";
+import { isAgentAddress, isAgentName, MAX_GROUP_MEMBERS, MIN_GROUP_MEMBERS, sortNames } from "@social-harness/protocol";
 import * as z from "zod";
+import { compilePattern } from "./linear-pattern.js";
 
 export const FIREWALL_MODES = ["off", "guidance", "enforce"] as const;
 export type FirewallMode = (typeof FIREWALL_MODES)[number];
@@ -36,16 +37,45 @@ const TextMatch = z
         path: ["pattern"],
         message: `is not a regular expression: ${(error as Error).message}`,
       });
+      return;
     }
+    // Only what the linear-time engine runs (docs/firewall.md "Patterns"): a peer's text meets it.
+    const compiled = compilePattern(value.pattern, value.flags ?? "");
+    if (!compiled.ok) ctx.addIssue({ code: "custom", path: ["pattern"], message: compiled.message });
   });
 
 const agentAddress = z.string().refine(isAgentAddress, "must be an agent: address");
-/** A conversation address: agent:<name> (the direct conversation), a canonical group, or group:* / agent:*. */
+/**
+ * A conversation address: agent:<name> (the direct conversation), a group, or group:* / agent:*.
+ * A group lists every member, this agent included; it is stored in canonical (sorted) order, the
+ * order subjects carry, so `group:zed,bob,amy` matches the conversation `group:amy,bob,zed`.
+ */
 const conversationAddress = z
   .string()
-  .refine(
-    (v) => v === "group:*" || v === "agent:*" || isAgentAddress(v) || /^group:[a-z0-9][a-z0-9_,-]*$/.test(v),
-    "must be agent:<name>, group:<names>, group:* or agent:*",
+  .superRefine((v: string, ctx) => {
+    if (v === "group:*" || v === "agent:*") return;
+    if (v.startsWith("agent:")) {
+      const name = v.slice("agent:".length);
+      if (!isAgentName(name))
+        ctx.addIssue({ code: "custom", message: `names ${JSON.stringify(name)}, not an agent name` });
+      return;
+    }
+    if (!v.startsWith("group:")) {
+      ctx.addIssue({ code: "custom", message: "must be agent:<name>, group:<names>, group:* or agent:*" });
+      return;
+    }
+    const names = v.slice("group:".length).split(",");
+    const bad = names.find((n) => !isAgentName(n));
+    if (bad !== undefined) ctx.addIssue({ code: "custom", message: `names ${JSON.stringify(bad)}, not an agent name` });
+    else if (new Set(names).size !== names.length) ctx.addIssue({ code: "custom", message: "names a member twice" });
+    else if (names.length < MIN_GROUP_MEMBERS || names.length > MAX_GROUP_MEMBERS)
+      ctx.addIssue({
+        code: "custom",
+        message: `a group lists every member, this agent included (${MIN_GROUP_MEMBERS} to ${MAX_GROUP_MEMBERS})`,
+      });
+  })
+  .transform((v) =>
+    v.startsWith("group:") && v !== "group:*" ? `group:${sortNames(v.slice(6).split(",")).join(",")}` : v,
   );
 
 export const MatchSchema = z.strictObject({
@@ -133,7 +163,18 @@ const RateRuleSchema = z
       });
   });
 
-const RulesMiddlewareSchema = z.strictObject({ id, kind: z.literal("rules"), rules: z.array(RuleSchema).max(200) });
+/**
+ * What a middleware decides when it fails or spends its budget (docs/firewall.md "Budgets"): hold
+ * when absent. Optional on rules and rate middlewares so a policy reads back as it was written.
+ */
+const onError = z.enum(["hold", "allow"]).optional();
+
+const RulesMiddlewareSchema = z.strictObject({
+  id,
+  kind: z.literal("rules"),
+  onError,
+  rules: z.array(RuleSchema).max(200),
+});
 
 const ModelMiddlewareSchema = z.strictObject({
   id,
@@ -153,6 +194,7 @@ const ModelMiddlewareSchema = z.strictObject({
 const RateMiddlewareSchema = z.strictObject({
   id,
   kind: z.literal("rate"),
+  onError,
   rules: z.array(RateRuleSchema).min(1).max(64),
 });
 

@@ -40,6 +40,34 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * What runs when the stored revision no longer validates (a pattern a newer engine refuses, issue
+ * 23): every check is held, in the stored mode, until the owner sets a policy. Security checks deny
+ * on failure; a firewall that silently switched off would be a pass.
+ */
+function failClosed(stored: unknown): FirewallPolicy {
+  const mode = (stored as { mode?: unknown } | null)?.mode;
+  if (mode !== "enforce" && mode !== "guidance") return NO_POLICY;
+  return {
+    mode,
+    middlewares: [
+      {
+        id: "stored-policy-invalid",
+        kind: "rules",
+        rules: [
+          {
+            id: "hold-everything",
+            direction: "both",
+            match: {},
+            decision: "hold",
+            instruction: "The stored firewall policy no longer validates; the owner must set it again.",
+          },
+        ],
+      },
+    ],
+  };
+}
+
 export class FirewallPolicies {
   private compiled: CompiledPolicy;
   /** When an inbound item last arrived (the loop guard), kept across revisions. */
@@ -71,6 +99,7 @@ export class FirewallPolicies {
       );
       const parsed = readPolicy(JSON.parse(latest.policy));
       if (parsed.ok) this.compiled = this.compile(latest.revision, parsed.policy, new Map());
+      else this.compiled = this.compile(latest.revision, failClosed(JSON.parse(latest.policy)), new Map());
       return;
     }
     this.compiled = this.compile(latest.revision, read.policy, read.apiKeys);

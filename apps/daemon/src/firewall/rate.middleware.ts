@@ -4,23 +4,54 @@
  * The loop guard counts this agent's replies: sends made within `replySeconds` of an inbound item.
  * In a loop every participant replies to every message, so its reply count climbs past any
  * budget a conversation between people and agents reaches. Windows live in memory and start
- * again with the daemon and with each policy revision.
+ * again with the daemon and with each policy revision; their bookkeeping is bounded (a window keeps
+ * at most max + 1 times, a rule at most MAX_WINDOWS keys), and a rule past its ceiling is recorded
+ * as an error that decides the middleware's `onError`.
  */
-import { compileMatch } from "./match.js";
+import { compileMatch, matchingRules } from "./match.js";
 import { appliesTo, type RateMiddleware } from "./policy.schema.js";
 import type { CompiledMiddleware } from "./rules.middleware.js";
 import { strictest, type RuleVerdict } from "./verdicts.js";
 
-class Window {
-  private readonly times: number[] = [];
-  constructor(private readonly spanMs: number) {}
+/** The most senders or conversations one rate rule keeps a window for at once. */
+export const MAX_WINDOWS = 10_000;
 
-  /** Records one event at `now`; returns how many fall in the window, this one included. */
+class Window {
+  private times: number[] = [];
+  private head = 0;
+  constructor(
+    private readonly spanMs: number,
+    private readonly keep: number,
+  ) {}
+
+  /** Records one event at `now`; returns how many fall in the window (at most `keep`), this one included. */
   add(now: number): number {
     this.times.push(now);
-    while (this.times.length > 0 && this.times[0]! <= now - this.spanMs) this.times.shift();
-    return this.times.length;
+    while (this.head < this.times.length && this.times[this.head]! <= now - this.spanMs) this.head++;
+    if (this.times.length - this.head > this.keep) this.head = this.times.length - this.keep;
+    if (this.head > 1024 && this.head * 2 > this.times.length) {
+      this.times = this.times.slice(this.head);
+      this.head = 0;
+    }
+    return this.times.length - this.head;
   }
+
+  /** True when no event of it is still in the window at `now`. */
+  idle(now: number): boolean {
+    const last = this.times[this.times.length - 1];
+    return last === undefined || last <= now - this.spanMs;
+  }
+}
+
+/** The window for `key`, or undefined when the rule keeps MAX_WINDOWS busy ones already. */
+function windowFor(windows: Map<string, Window>, key: string, now: number, make: () => Window): Window | undefined {
+  const found = windows.get(key);
+  if (found !== undefined) return found;
+  if (windows.size >= MAX_WINDOWS) for (const [k, w] of windows) if (w.idle(now)) windows.delete(k);
+  if (windows.size >= MAX_WINDOWS) return undefined;
+  const made = make();
+  windows.set(key, made);
+  return made;
 }
 
 /** When an inbound item last arrived: the loop guard's notion of "a reply". */
@@ -47,23 +78,30 @@ export function compileRate(middleware: RateMiddleware, clock: InboundClock): Co
   return {
     id: middleware.id,
     covers: (direction) => middleware.rules.some((r) => appliesTo(r, direction)),
-    run({ direction, subject, now }) {
+    async run({ direction, subject, now }) {
       const started = process.hrtime.bigint();
-      const matched: RuleVerdict[] = [];
-      for (const { rule, matches, windows } of rules) {
-        if (!appliesTo(rule, direction) || !matches(subject)) continue;
+      const verdicts: RuleVerdict[] = [];
+      const { matched, error: matchError } = await matchingRules(rules, direction, subject);
+      const errors = matchError === undefined ? [] : [matchError];
+      for (const { rule, windows } of matched) {
         if (rule.per === "loop" && now - clock.last > (rule.replySeconds ?? 30) * 1000) continue;
         const key = rule.per === "conversation" ? subject.conversation : rule.per === "sender" ? subject.sender : "";
-        let window = windows.get(key);
-        if (window === undefined) windows.set(key, (window = new Window(rule.windowSeconds * 1000)));
-        const count = window.add(now);
-        if (count > rule.max) matched.push({ ruleId: rule.id, decision: rule.decision, instruction: rule.instruction });
+        const window = windowFor(windows, key, now, () => new Window(rule.windowSeconds * 1000, rule.max + 1));
+        if (window === undefined) {
+          errors.push(`${rule.id}: ${MAX_WINDOWS} windows are busy; this ${rule.per} is not counted`);
+          continue;
+        }
+        if (window.add(now) > rule.max)
+          verdicts.push({ ruleId: rule.id, decision: rule.decision, instruction: rule.instruction });
       }
+      const decided = strictest(verdicts.map((m) => m.decision));
+      const error = errors.length === 0 ? undefined : errors.join("; ");
       return {
         middlewareId: middleware.id,
         kind: "rate",
-        decision: strictest(matched.map((m) => m.decision)),
-        rules: matched,
+        decision: error === undefined ? decided : strictest([decided, middleware.onError ?? "hold"]),
+        rules: verdicts,
+        ...(error === undefined ? {} : { error }),
         latencyUs: Number((process.hrtime.bigint() - started) / 1000n),
       };
     },

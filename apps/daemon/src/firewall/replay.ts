@@ -45,11 +45,24 @@ export interface ReplaySummary {
   readonly changes: Record<string, number>;
 }
 
-/** The subject a stored record presents to a check, seen by `self`; undefined when none applies. */
-export function subjectOfRecord(
+/** What replay needs to know beyond the records themselves. */
+export interface ReplayContext {
+  setNow(at: number): void;
+  arrived(at: number): void;
+  checkOf(row: StoredRecordRow): Promise<CheckRecord | undefined>;
+  /** The question an all_gather result shows here ("" when withheld), as the live check reads it. */
+  readonly resultQuestion: (id: string) => Promise<string>;
+}
+
+/**
+ * The subject a stored record presents to a check, seen by `self`; undefined when none applies.
+ * An all_gather close is checked as the collectiveResult it becomes, whose words are its question.
+ */
+export async function subjectOfRecord(
   self: string,
   row: StoredRecordRow,
-): { direction: Direction; subject: Subject } | undefined {
+  resultQuestion: ReplayContext["resultQuestion"],
+): Promise<{ direction: Direction; subject: Subject } | undefined> {
   const read = readRecord(row.bytes);
   if (!read.ok || read.record.kind === "genesis") return undefined;
   const record: RecordFields = read.record;
@@ -83,6 +96,11 @@ export function subjectOfRecord(
       .join("\n");
     return { direction: "inbound", subject: { ...base, id: part.id, kind: "collectiveRequest", text: question } };
   }
+  if (part?.op === "close")
+    return {
+      direction: "inbound",
+      subject: { ...base, id: part.id, kind: "collectiveResult", text: await resultQuestion(part.id) },
+    };
   return undefined;
 }
 
@@ -90,16 +108,12 @@ export async function replayRecords(
   self: string,
   draft: CompiledPolicy,
   rows: readonly StoredRecordRow[],
-  context: {
-    setNow(at: number): void;
-    arrived(at: number): void;
-    checkOf(row: StoredRecordRow): Promise<CheckRecord | undefined>;
-  },
+  context: ReplayContext,
 ): Promise<{ summary: ReplaySummary; entries: ReplayEntry[] }> {
   const entries: ReplayEntry[] = [];
   const changes: Record<string, number> = {};
   for (const row of rows) {
-    const seen = subjectOfRecord(self, row);
+    const seen = await subjectOfRecord(self, row, context.resultQuestion);
     if (seen === undefined) continue;
     context.setNow(row.at);
     if (seen.direction === "inbound") context.arrived(row.at);

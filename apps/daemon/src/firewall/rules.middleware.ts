@@ -1,9 +1,10 @@
 /**
  * The `rules` middleware: fixed rules over sender, conversation, kind and text. Every matching rule
- * contributes: allow rules add their expectation for the model, hold and refuse rules decide.
- * Synchronous and allocation-light; it adds well under a millisecond to a check.
+ * contributes: allow rules add their expectation for the model, hold and refuse rules decide. Its
+ * patterns run in linear time within one step budget per check; a check that spends it is
+ * recorded as an error and decides the middleware's `onError` (hold by default), never a pass.
  */
-import { compileMatch } from "./match.js";
+import { compileMatch, matchingRules } from "./match.js";
 import { appliesTo, type Direction, type RulesMiddleware } from "./policy.schema.js";
 import type { Subject } from "./subjects.js";
 import { strictest, type MiddlewareVerdict, type RuleVerdict } from "./verdicts.js";
@@ -18,7 +19,7 @@ export interface CompiledMiddleware {
   readonly id: string;
   /** True when some rule of it applies to checks of this direction. */
   covers(direction: Direction): boolean;
-  run(input: MiddlewareRun): MiddlewareVerdict | Promise<MiddlewareVerdict>;
+  run(input: MiddlewareRun): Promise<MiddlewareVerdict>;
 }
 
 export function compileRules(middleware: RulesMiddleware): CompiledMiddleware {
@@ -26,23 +27,22 @@ export function compileRules(middleware: RulesMiddleware): CompiledMiddleware {
   return {
     id: middleware.id,
     covers: (direction) => middleware.rules.some((r) => appliesTo(r, direction)),
-    run({ direction, subject }) {
+    async run({ direction, subject }) {
       const started = process.hrtime.bigint();
-      const matched: RuleVerdict[] = [];
-      for (const { rule, matches } of rules) {
-        if (!appliesTo(rule, direction) || !matches(subject)) continue;
-        matched.push({
-          ruleId: rule.id,
-          decision: rule.decision,
-          instruction: rule.instruction,
-          ...(rule.expectation === undefined ? {} : { expectation: rule.expectation }),
-        });
-      }
+      const { matched, error } = await matchingRules(rules, direction, subject);
+      const verdicts: RuleVerdict[] = matched.map(({ rule }) => ({
+        ruleId: rule.id,
+        decision: rule.decision,
+        instruction: rule.instruction,
+        ...(rule.expectation === undefined ? {} : { expectation: rule.expectation }),
+      }));
+      const decided = strictest(verdicts.map((m) => m.decision));
       return {
         middlewareId: middleware.id,
         kind: "rules",
-        decision: strictest(matched.map((m) => m.decision)),
-        rules: matched,
+        decision: error === undefined ? decided : strictest([decided, middleware.onError ?? "hold"]),
+        rules: verdicts,
+        ...(error === undefined ? {} : { error }),
         latencyUs: Number((process.hrtime.bigint() - started) / 1000n),
       };
     },
