@@ -23,12 +23,14 @@ import { createHttpServer, listen } from "./http/http-server.js";
 import { loadCredentials, principalOf, type Credentials } from "./identity/identity.js";
 import { PeerKeys } from "./identity/peer-keys.js";
 import { Inbox } from "./inbox/inbox.service.js";
+import { DaemonMetrics } from "./metrics/daemon-metrics.js";
 import { inboxTools } from "./inbox/inbox.tools.js";
 import { Admission } from "./ingress/admission.js";
 import { Ingress } from "./ingress/ingress.service.js";
 import { createMcpEndpoint } from "./mcp/mcp-endpoint.js";
 import { appRouter } from "./owner/app-router.js";
 import type { OwnerServices } from "./owner/services.js";
+import { Overview } from "./overview/overview.service.js";
 import { Posts } from "./posts/posts.service.js";
 import { sendMessageTool } from "./posts/posts.tools.js";
 import { SemanticSend } from "./posts/semantic-send.js";
@@ -93,13 +95,20 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const credentials = loadCredentials(config.dataDir);
   const store = await openDaemonStore(path.join(config.dataDir, "daemon.db"), config.statementCounter);
 
-  const inbox = new Inbox(store);
+  const metrics: DaemonMetrics = new DaemonMetrics({
+    inboxPending: () => inbox.pendingCount(),
+    held: () => holds.openCount(),
+    suspendedSubscriptions: async (): Promise<number> => (await subscriptions.troubled()).suspended,
+  });
+  const inbox = new Inbox(store, Date.now, () => metrics.acknowledged());
   const trust = new Trust(store, config.trust);
   const history = new History(store);
   const holds = new Holds(store, inbox, history);
   const routerKey = new RouterKey(store.db);
   const faults = new Faults(config.faults);
-  const policies = new FirewallPolicies(store, config.dataDir, log);
+  const policies = new FirewallPolicies(store, config.dataDir, log, Date.now, (assessment) =>
+    metrics.assessed(assessment),
+  );
   await policies.load();
   if (config.firewallPolicyFile !== undefined) await policies.applyFile(config.firewallPolicyFile);
   const link = new RouterLink({
@@ -189,6 +198,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     sender: callbacks,
     log,
     schedule: config.webhookSchedule,
+    metrics,
   });
   const discarded = await delivery.recover();
   if (discarded > 0) log.info({ discarded }, "discarded webhook occurrences of items no longer pending");
@@ -205,7 +215,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   await subscriptions.restore();
   const mcp = createMcpEndpoint({
     credentials,
-    tools: [sendMessageTool(semanticSend), ...inboxTools(inbox)],
+    tools: [sendMessageTool(semanticSend, metrics), ...inboxTools(inbox)],
     extensions: [
       (server, principal, era) => pushStreams.register(server, principal, era),
       webhookMethods(subscriptions),
@@ -222,6 +232,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     firewall: new Firewall(store, config.name, policies, history),
     history,
     subscriptions,
+    overview: new Overview(store, config.name),
     linkState: () => link.state,
     linkRefusal: () => link.refusal,
   };
@@ -239,6 +250,16 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     {
       mcp: (req, res) => mcp.handle(req, res),
       trpc,
+      metrics: async (req, res) => {
+        if (principalOf(credentials, req.headers.authorization) !== "owner") {
+          res
+            .writeHead(401, { "content-type": "text/plain", "www-authenticate": "Bearer" })
+            .end("the owner token is required\n");
+          return;
+        }
+        const { contentType, body } = await metrics.exposition();
+        res.writeHead(200, { "content-type": contentType }).end(body);
+      },
       health: () => ({ ok: true, link: link.state, ...(link.refusal === undefined ? {} : { refusal: link.refusal }) }),
     },
     log,

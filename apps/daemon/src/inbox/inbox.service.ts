@@ -85,6 +85,7 @@ export class Inbox {
   constructor(
     private readonly store: DaemonStore,
     private readonly now: () => number = Date.now,
+    private readonly onAcknowledged?: () => void,
   ) {}
 
   /**
@@ -148,7 +149,9 @@ export class Inbox {
       if (row === undefined) throw new InboxError("unknown-delivery", "no delivery has this token");
       return settleInboxRow(trx, token, "acknowledged", by, this.now());
     });
-    if (settled) this.changed();
+    if (!settled) return;
+    this.onAcknowledged?.();
+    this.changed();
   }
 
   /** The retained item an event id names, whatever its delivery state. Never acknowledges. */
