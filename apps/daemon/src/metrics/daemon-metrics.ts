@@ -30,6 +30,12 @@ export interface DaemonGauges {
   suspendedSubscriptions(): Promise<number>;
 }
 
+/** A child exported as 0 before its first increment, so rate() sees every series from the start. */
+function zeroed(child: C.Internal): C.Internal {
+  child.inc(0);
+  return child;
+}
+
 export class DaemonMetrics {
   readonly registry = new Registry();
   private readonly sends = new Map<string, { count: C.Internal; seconds: H.Internal<string> }>();
@@ -61,7 +67,10 @@ export class DaemonMetrics {
         count: sendCount.labels({ outcome, reason }),
         seconds: sendSeconds.labels({ outcome }),
       });
+      zeroed(this.sends.get(reason)!.count);
     }
+    sendSeconds.zero({ outcome: "sent" });
+    sendSeconds.zero({ outcome: "refused" });
     this.acks = new Counter({
       name: `${PREFIX}acknowledgments_total`,
       help: "Inbox deliveries acknowledged (acknowledge_delivery, owner discards, webhook receipts).",
@@ -76,7 +85,9 @@ export class DaemonMetrics {
     const bind = <K extends string, V>(keys: readonly K[], value: (key: K) => V) =>
       Object.fromEntries(keys.map((key) => [key, value(key)])) as Record<K, V>;
     this.decisions = bind(DIRECTIONS, (direction) =>
-      bind(KINDS, (middleware) => bind(DECISIONS, (decision) => decisions.labels({ direction, middleware, decision }))),
+      bind(KINDS, (middleware) =>
+        bind(DECISIONS, (decision) => zeroed(decisions.labels({ direction, middleware, decision }))),
+      ),
     );
     this.judgeSeconds = new Histogram({
       name: `${PREFIX}firewall_judge_duration_seconds`,
@@ -95,7 +106,7 @@ export class DaemonMetrics {
       labelNames: ["outcome"],
       registers,
     });
-    for (const outcome of WEBHOOK_OUTCOMES) this.webhooks.set(outcome, webhooks.labels({ outcome }));
+    for (const outcome of WEBHOOK_OUTCOMES) this.webhooks.set(outcome, zeroed(webhooks.labels({ outcome })));
     this.retries = new Counter({
       name: `${PREFIX}webhook_retries_total`,
       help: "Webhook delivery attempts that retried an earlier failed attempt.",

@@ -36,7 +36,7 @@ export async function countMessages(db: Db, self: string, window: Window): Promi
            WHEN conv LIKE 'group:%' THEN 'group' ELSE 'direct' END AS kind,
       count(*) AS count
     FROM records WHERE kind = 'post' AND at >= ${window.from}
-    GROUP BY bucket, direction, kind`.execute(db);
+    GROUP BY 1, 2, 3`.execute(db);
   return rows;
 }
 
