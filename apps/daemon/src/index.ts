@@ -29,3 +29,6 @@ export { compilePolicy, type Assessment, type CompiledPolicy } from "./firewall/
 export { describeIssues, readPolicy, type FirewallPolicy, type PolicyIssue } from "./firewall/policy.schema.js";
 export { InboundClock } from "./firewall/rate.middleware.js";
 export { answerText, type Subject } from "./firewall/subjects.js";
+
+// The daemon's Prometheus metrics, for the Grafana dashboard's check (docker/) and operators' tools.
+export { DaemonMetrics, type DaemonGauges } from "./metrics/daemon-metrics.js";

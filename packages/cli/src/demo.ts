@@ -3,7 +3,8 @@
  * carol, and the owner console — with SQLite under one data directory. The router admits new
  * names by registration token, as a deployment would: the demo issues each daemon its token on
  * the first run. A second run reuses the directory, so identities, history and ports survive.
- * Ctrl-C stops everything cleanly.
+ * Ctrl-C stops everything cleanly. Scripted traffic (demo-traffic.ts) keeps the network busy
+ * unless `--no-traffic` is given.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createRegistrationToken } from "@social-harness/router";
+import { demoDaemonArgs, startDemoTraffic, type DemoTraffic } from "./demo-traffic.js";
 import { spawnServer, type ServerProcess } from "./spawn-server.js";
 
 const AGENTS = ["alice", "bob", "carol"] as const;
@@ -76,7 +78,7 @@ async function choosePorts(file: string): Promise<Ports> {
 export async function runDemoCommand(argv: readonly string[]): Promise<void> {
   const { values } = parseArgs({
     args: [...argv],
-    options: { data: { type: "string", default: ".data/demo" } },
+    options: { data: { type: "string", default: ".data/demo" }, "no-traffic": { type: "boolean", default: false } },
     strict: true,
   });
   const dataDir = path.resolve(values.data);
@@ -88,7 +90,9 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
   const ports = await choosePorts(path.join(dataDir, "ports.json"));
   const children: ServerProcess[] = [];
   let consoleServer: ServerProcess | undefined;
+  let traffic: DemoTraffic | undefined;
   const stopAll = async () => {
+    await traffic?.stop();
     for (const child of children.reverse()) {
       const kill =
         child === consoleServer ? setTimeout(() => void child.stop("SIGKILL"), CONSOLE_STOP_GRACE_MS) : undefined;
@@ -127,6 +131,7 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
           `127.0.0.1:${ports.daemons[agent]}`,
           "--registration-token",
           path.join(dataDir, agent, TOKEN_FILE),
+          ...demoDaemonArgs(agent),
         ],
         { env: logEnv, logFile: path.join(logs, `${agent}.log`) },
       );
@@ -158,6 +163,16 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
     );
     children.push(consoleServer);
     await consoleServer.ready;
+    if (!values["no-traffic"]) {
+      traffic = await startDemoTraffic(
+        ready.map((line) => ({
+          name: line.name as string,
+          base: (line.mcp as string).replace(/\/mcp$/, ""),
+          dataDir: line.data as string,
+        })),
+        (line) => process.stderr.write(`${line}\n`),
+      );
+    }
 
     const consoleUrl = `http://127.0.0.1:${ports.console}`;
     const login = `${consoleUrl}/login?token=${loginToken}`;
@@ -194,7 +209,8 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
       process.once("SIGTERM", () => resolve());
       for (const child of children) {
         void child.exited.then((code) => {
-          process.stderr.write(`a demo process exited (${code}); stopping the network\n`);
+          // 130 is a child's own Ctrl-C (the terminal signals the whole process group): not a crash.
+          if (code !== 130) process.stderr.write(`a demo process exited (${code}); stopping the network\n`);
           resolve();
         });
       }
