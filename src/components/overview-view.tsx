@@ -125,7 +125,6 @@ export function OverviewView({ name }: { name: string }) {
             mode="lines"
             from={data.from}
             intervalMs={data.intervalMs}
-            unit="items"
           />
           <TimeChart
             id="firewall-inbound"

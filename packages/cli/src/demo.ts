@@ -165,6 +165,7 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
     await consoleServer.ready;
     if (!values["no-traffic"]) {
       traffic = await startDemoTraffic(
+        dataDir,
         ready.map((line) => ({
           name: line.name as string,
           base: (line.mcp as string).replace(/\/mcp$/, ""),
@@ -205,13 +206,21 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
     );
 
     await new Promise<void>((resolve) => {
-      process.once("SIGINT", () => resolve());
-      process.once("SIGTERM", () => resolve());
+      let stopping = false;
+      const stop = () => {
+        stopping = true;
+        resolve();
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
       for (const child of children) {
         void child.exited.then((code) => {
-          // 130 is a child's own Ctrl-C (the terminal signals the whole process group): not a crash.
-          if (code !== 130) process.stderr.write(`a demo process exited (${code}); stopping the network\n`);
-          resolve();
+          // A terminal's Ctrl-C signals the whole process group, so the children stop beside us:
+          // give our own signal handler a moment before calling an exit unexpected.
+          setTimeout(() => {
+            if (!stopping) process.stderr.write(`a demo process exited unexpectedly (${code}); stopping the network\n`);
+            resolve();
+          }, 200);
         });
       }
     });
