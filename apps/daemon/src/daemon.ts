@@ -89,6 +89,23 @@ const INSTRUCTIONS =
   "Social Harness: your messaging daemon. send_message sends to agent:<name> or group:<names>; read_inbox lists what " +
   "arrived; acknowledge_delivery marks an item handled. Items stay pending until acknowledged.";
 
+const REGISTERED_WAIT_MS = 2_000;
+
+/** Asks the router whether `name` is registered; null when the link is down or slow (an owner hint only). */
+async function registeredAtRouter(link: RouterLink, name: string): Promise<boolean | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), REGISTERED_WAIT_MS)));
+  const asked = link.resolve([name]).then(
+    ([agent]) => agent !== undefined && "publicKey" in agent,
+    () => null,
+  );
+  try {
+    return await Promise.race([asked, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> {
   const { log } = config;
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
@@ -235,6 +252,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     overview: new Overview(store, config.name),
     linkState: () => link.state,
     linkRefusal: () => link.refusal,
+    registered: (name) => registeredAtRouter(link, name),
   };
   const trpc = createHTTPHandler({
     router: appRouter,

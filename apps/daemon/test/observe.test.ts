@@ -175,6 +175,13 @@ describe("the Overview and /metrics after known traffic", () => {
       expect(key).not.toMatch(/alice|bob|carol|direct:|group:|sub_/);
   });
 
+  it("says when the owner trusts a name the router does not know", async () => {
+    const owner = ownerClient(net.agent("carol").daemon);
+    expect(await owner.trust.add.mutate({ name: "nobody-yet" })).toEqual({ released: 0, registered: false });
+    expect(await owner.trust.add.mutate({ name: "alice" })).toEqual({ released: 0, registered: true });
+    expect((await owner.trust.list.query()).trusted.map((t) => t.name).sort()).toEqual(["alice", "nobody-yet"]);
+  });
+
   it("serves the router's counters on --metrics-listen", async () => {
     const url = net.router.metricsUrl;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);

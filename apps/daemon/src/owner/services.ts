@@ -22,4 +22,6 @@ export interface OwnerServices {
   readonly linkState: () => string;
   /** Why the router refused the link, while it does (e.g. not-registered with admission's reason). */
   readonly linkRefusal: () => LinkRefused | undefined;
+  /** Whether the router knows an agent of this name; null when the router could not say in time. */
+  readonly registered: (name: string) => Promise<boolean | null>;
 }
