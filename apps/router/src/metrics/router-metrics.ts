@@ -1,59 +1,47 @@
 /**
  * The router's Prometheus metrics (issue 19), served where `--metrics-listen` says (loopback by
  * default). Labels come from closed vocabularies only (LinkRefusal reasons, proposal outcomes),
- * never an agent name or conversation key. Children are bound once, so a proposal costs one map
- * lookup, one increment and one histogram observation; the link count is read at scrape time.
+ * never an agent name or conversation key. Each label set is bound to a slot once, so answering a
+ * proposal costs an array increment and a short bucket loop; the link count is read at scrape time.
  */
 import { createServer, type Server } from "node:http";
-import { LinkRefusalSchema } from "@social-harness/protocol";
-import { Counter, Gauge, Histogram, Registry, type Counter as C, type Histogram as H } from "prom-client";
+import { LinkRefusalSchema, SlotCounter, SlotHistogram } from "@social-harness/protocol";
+import { Gauge, Registry, type Metric } from "prom-client";
 
 const PREFIX = "social_harness_router_";
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+const OUTCOMES = ["certified", "head-moved", "refused"] as const;
+const REASONS = LinkRefusalSchema.options;
 
-export type ProposalOutcome = "certified" | "head-moved" | "refused";
+export type ProposalOutcome = (typeof OUTCOMES)[number];
 
 export class RouterMetrics {
   readonly registry = new Registry();
-  private readonly certified: Counter;
-  private readonly refusals = new Map<string, C.Internal>();
-  private readonly seconds: Record<ProposalOutcome, H.Internal<string>>;
+  private readonly certified = new SlotCounter(
+    `${PREFIX}certified_records_total`,
+    "Records the router committed and certified (posts and genesis records).",
+  );
+  private readonly refusals = new SlotCounter(
+    `${PREFIX}refusals_total`,
+    "Proposals and group openings the router refused, by LinkRefusal reason.",
+    REASONS.map((reason) => ({ reason })),
+  );
+  private readonly reasonSlots = new Map<string, number>(REASONS.map((reason, i) => [reason, i]));
+  private readonly seconds = new SlotHistogram(
+    `${PREFIX}certify_duration_seconds`,
+    "Time from a proposal's arrival to the router's answer (certified, head moved or refused).",
+    LATENCY_BUCKETS,
+    OUTCOMES.map((outcome) => ({ outcome })),
+  );
 
   constructor(links: () => number) {
-    const registers = [this.registry];
-    this.certified = new Counter({
-      name: `${PREFIX}certified_records_total`,
-      help: "Records the router committed and certified (posts and genesis records).",
-      registers,
-    });
-    const refusals = new Counter({
-      name: `${PREFIX}refusals_total`,
-      help: "Proposals and group openings the router refused, by LinkRefusal reason.",
-      labelNames: ["reason"],
-      registers,
-    });
-    for (const reason of LinkRefusalSchema.options) {
-      const child = refusals.labels({ reason });
-      child.inc(0);
-      this.refusals.set(reason, child);
-    }
-    const seconds = new Histogram({
-      name: `${PREFIX}certify_duration_seconds`,
-      help: "Time from a proposal's arrival to the router's answer (certified, head moved or refused).",
-      labelNames: ["outcome"],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    for (const outcome of ["certified", "head-moved", "refused"]) seconds.zero({ outcome });
-    this.seconds = {
-      certified: seconds.labels({ outcome: "certified" }),
-      "head-moved": seconds.labels({ outcome: "head-moved" }),
-      refused: seconds.labels({ outcome: "refused" }),
-    };
+    // prom-client formats any metric with this shape; its own types name only its classes.
+    for (const metric of [this.certified, this.refusals, this.seconds])
+      this.registry.registerMetric(metric as unknown as Metric);
     new Gauge({
       name: `${PREFIX}links`,
       help: "Daemons linked to this router now (authenticated sessions).",
-      registers,
+      registers: [this.registry],
       collect() {
         this.set(links());
       },
@@ -62,9 +50,12 @@ export class RouterMetrics {
 
   /** A proposal or group opening was answered after `seconds`. */
   answered(outcome: ProposalOutcome, reason: string | undefined, seconds: number): void {
-    this.seconds[outcome].observe(seconds);
+    this.seconds.observe(OUTCOMES.indexOf(outcome), seconds);
     if (outcome === "certified") this.certified.inc();
-    else if (outcome === "refused" && reason !== undefined) this.refusals.get(reason)?.inc();
+    else if (outcome === "refused" && reason !== undefined) {
+      const slot = this.reasonSlots.get(reason);
+      if (slot !== undefined) this.refusals.inc(slot);
+    }
   }
 }
 
