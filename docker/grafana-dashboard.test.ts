@@ -18,7 +18,7 @@ async function exportedNames(): Promise<Set<string>> {
   for (const registry of [daemon.registry, router.registry]) {
     for (const metric of await registry.getMetricsAsJSON()) {
       names.add(metric.name);
-      if (metric.type === "histogram")
+      if (String(metric.type) === "histogram")
         for (const suffix of ["_bucket", "_sum", "_count"]) names.add(metric.name + suffix);
     }
   }
