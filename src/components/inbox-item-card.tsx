@@ -40,6 +40,15 @@ export function InboxItemCard({ entry }: { entry: InboxEntry }) {
             <span className="mr-2 inline-block rounded-full bg-accent-soft px-2 py-0.5 text-xs font-medium text-accent-ink">
               {label}
             </span>
+            {entry.answered && (
+              <span
+                className="mr-2 inline-block rounded-full bg-ok-soft px-2 py-0.5 text-xs font-medium text-ok"
+                data-testid="item-answered"
+                title="The agent has answered; the question stays here until it is acknowledged."
+              >
+                Answered
+              </span>
+            )}
             <span className="text-sm font-normal text-ink-muted">{relation} </span>
             <span
               className="font-mono text-sm font-medium"

@@ -193,4 +193,22 @@ describe("the Overview and /metrics after known traffic", () => {
     expect(r.get("social_harness_router_links")).toBe(3);
     for (const key of r.keys()) expect(key).not.toMatch(/alice|bob|carol|direct:|group:/);
   });
+
+  it("marks a question in the owner's inbox answered once the agent answered it", async () => {
+    const carol = ownerClient(net.agent("carol").daemon);
+    const gather = JSON.stringify({ gather: "Lunch at noon?", deadline: 600, requestedSchema: ETA });
+    const { operationId } = (await net.send("bob", "agent:carol", gather)) as { operationId: string };
+    await until(async () =>
+      (await carol.inbox.list.query()).items.some(
+        (e) => e.item.kind === "collectiveRequest" && e.item.id === operationId,
+      ),
+    );
+    const question = async () =>
+      (await carol.inbox.list.query()).items.find(
+        (e) => e.item.kind === "collectiveRequest" && e.item.id === operationId,
+      );
+    expect((await question())?.answered).toBe(false);
+    expect(await net.send("carol", "agent:bob", '{"action":"accept","content":{"eta":5}}')).toEqual({ operationId });
+    expect((await question())?.answered).toBe(true);
+  });
 });
