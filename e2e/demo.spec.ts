@@ -20,7 +20,7 @@ interface DemoLine {
 }
 
 async function startDemo(dataDir: string): Promise<{ demo: ServerProcess; line: DemoLine }> {
-  const demo = spawnServer(process.execPath, [CLI, "demo", "--data", dataDir]);
+  const demo = spawnServer(process.execPath, [CLI, "demo", "--data", dataDir, "--no-traffic"]);
   const line = (await demo.ready) as unknown as DemoLine;
   return { demo, line };
 }

@@ -173,11 +173,13 @@ test("discards a firewall hold and a trust hold; neither reaches the inbox", asy
     const before = Number(await page.getByTestId("held-count").textContent());
 
     await fromAlice.getByRole("button", { name: "Discard message from agent:alice" }).click();
+    await fromAlice.getByRole("button", { name: "Yes, discard message from agent:alice" }).click();
     await expect(page.getByTestId("hold-discarded")).toHaveText(
       "Discarded the message from agent:alice. The certified history keeps its record.",
     );
     await expect(fromAlice).toHaveCount(0);
     await fromCarol.getByRole("button", { name: "Discard message from agent:carol" }).click();
+    await fromCarol.getByRole("button", { name: "Yes, discard message from agent:carol" }).click();
     await expect(page.getByTestId("hold-discarded")).toContainText("Discarded the message from agent:carol.");
     await expect(fromCarol).toHaveCount(0);
     await expect(page.getByTestId("held-count")).toHaveText(String(before - 2));

@@ -86,6 +86,10 @@ test("shows alice's message in bob's inbox and discards it", async ({ page, cons
   await page.setViewportSize({ width: 1280, height: 720 });
 
   await item.getByRole("button", { name: "Discard message from agent:alice" }).click();
+  // Discard asks first: nothing happens until the owner confirms.
+  await expect(item.getByTestId("confirm-question")).toContainText("cannot be undone");
+  await expect(page.getByTestId("pending-count")).toHaveText("1");
+  await item.getByRole("button", { name: "Yes, discard message from agent:alice" }).click();
   await expect(item).toHaveCount(0);
   await expect(page.getByTestId("pending-count")).toHaveText("0");
   await expect(page.getByTestId("inbox-empty")).toBeVisible();

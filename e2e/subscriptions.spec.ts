@@ -69,6 +69,7 @@ test("shows a webhook subscription, resumes it after a suspension, and revokes i
     await page.screenshot({ path: "test-results/screenshots/subscriptions-resumed.png", fullPage: true });
 
     await card.getByRole("button", { name: /^Revoke subscription/ }).click();
+    await card.getByRole("button", { name: /^Yes, revoke subscription/ }).click();
     await expect(card).toHaveAttribute("data-state", "revoked");
     await expect(card.getByTestId("subscription-state")).toHaveText("Revoked");
     await expect(card.getByRole("button")).toHaveCount(0);
@@ -85,6 +86,7 @@ test("shows a webhook subscription, resumes it after a suspension, and revokes i
     await expect(card.getByRole("button", { name: /^Resume/ })).toHaveCount(0);
     await page.screenshot({ path: "test-results/screenshots/subscriptions-terminal.png", fullPage: true });
     await card.getByRole("button", { name: /^Revoke subscription/ }).click();
+    await card.getByRole("button", { name: /^Yes, revoke subscription/ }).click();
     await expect(card).toHaveAttribute("data-state", "revoked");
     await expect(card.getByTestId("terminal-rejection")).toHaveCount(0);
 

@@ -1,7 +1,9 @@
 "use client";
 /**
- * The console's navigation: the overview, then every configured daemon with its sections. The
- * current page is marked with aria-current. A sidebar on wide screens, a bar on narrow ones.
+ * The console's navigation: the daemons page, then every configured daemon with its sections. The
+ * current page is marked with aria-current. A sidebar on wide screens; on narrow ones a short bar
+ * of daemon names only (each daemon's pages carry their own section tabs), so it never pushes a
+ * page below the fold.
  */
 import Link from "next/link";
 import type { ReactNode } from "react";
@@ -28,15 +30,22 @@ export function ConsoleNav({ daemons }: { daemons: readonly string[] }) {
   return (
     <nav aria-label="Console" className="flex flex-wrap gap-x-6 gap-y-3 lg:flex-col">
       <NavLink href="/" current={pathname === "/"}>
-        Overview
+        All daemons
       </NavLink>
       <div className="lg:space-y-1">
         <h2 className="px-3 text-xs font-semibold tracking-wide text-ink-faint uppercase">Daemons</h2>
         <ul className="flex flex-wrap gap-x-3 lg:flex-col">
           {daemons.map((name) => (
             <li key={name}>
-              <p className="px-3 pt-2 font-mono text-sm font-medium text-ink">{name}</p>
-              <ul className="flex flex-wrap gap-1 lg:ml-2 lg:flex-col" aria-label={`${name} sections`}>
+              <p className="hidden px-3 pt-2 font-mono text-sm font-medium text-ink lg:block">{name}</p>
+              <Link
+                href={daemonSectionHref(name, DAEMON_SECTIONS[0].slug)}
+                aria-current={pathname.startsWith(`/d/${encodeURIComponent(name)}/`) ? "true" : undefined}
+                className="block rounded-md px-3 py-1.5 font-mono text-sm text-ink-muted aria-[current]:bg-accent-soft aria-[current]:text-accent-ink lg:hidden"
+              >
+                {name}
+              </Link>
+              <ul className="hidden gap-1 lg:ml-2 lg:flex lg:flex-col" aria-label={`${name} sections`}>
                 {DAEMON_SECTIONS.map((section) => {
                   const href = daemonSectionHref(name, section.slug);
                   return (

@@ -10,6 +10,7 @@ export interface DaemonSection {
 
 /** Every daemon section, first one is the daemon's landing page. */
 export const DAEMON_SECTIONS: readonly [DaemonSection, ...DaemonSection[]] = [
+  { slug: "overview", label: "Overview" },
   { slug: "inbox", label: "Inbox" },
   { slug: "holds", label: "Held" },
   { slug: "trust", label: "Trust" },

@@ -1,8 +1,8 @@
 "use client";
 /**
- * A daemon's status from `status`, polled every two seconds: as a card on the overview (name,
- * link state, pending count, trust policy, firewall mode, link to the inbox) and as the header of
- * its pages.
+ * A daemon's status from `status`, polled every two seconds: as a card on the daemons page (name,
+ * link state, pending and held counts, trust policy, firewall mode, failing webhooks, links to its
+ * Overview and inbox) and as the header of its pages.
  */
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -22,6 +22,7 @@ function useDaemonStatus() {
 export function DaemonCard({ name }: { name: string }) {
   const status = useDaemonStatus();
   const home = daemonSectionHref(name, DAEMON_SECTIONS[0].slug);
+  const inbox = daemonSectionHref(name, "inbox");
   return (
     <article
       aria-labelledby={`daemon-${name}`}
@@ -37,11 +38,20 @@ export function DaemonCard({ name }: { name: string }) {
       {status.isPending && <p className="text-sm text-ink-muted">Asking the daemon…</p>}
       {status.isError && <QueryProblem what="the status" error={status.error} />}
       {status.data !== undefined && (
-        <dl className="grid grid-cols-3 gap-3 text-sm">
+        <dl className="grid grid-cols-2 gap-3 text-sm sm:grid-cols-4">
           <div>
             <dt className="text-ink-faint">Pending</dt>
             <dd className="text-2xl font-semibold tabular-nums" data-testid="daemon-pending">
               {status.data.pendingCount}
+            </dd>
+          </div>
+          <div>
+            <dt className="text-ink-faint">Held</dt>
+            <dd
+              className={`text-2xl font-semibold tabular-nums ${status.data.heldCount > 0 ? "text-warn" : ""}`}
+              data-testid="daemon-held"
+            >
+              {status.data.heldCount}
             </dd>
           </div>
           <div>
@@ -56,12 +66,39 @@ export function DaemonCard({ name }: { name: string }) {
           </div>
         </dl>
       )}
-      <Link
-        href={home}
-        className="mt-auto self-start rounded-md bg-accent px-3 py-1.5 text-sm font-medium text-white hover:bg-accent-hover"
-      >
-        Open {name}&rsquo;s inbox
-      </Link>
+      {status.data !== undefined && status.data.webhooks.suspended + status.data.webhooks.failing > 0 && (
+        <p
+          role="status"
+          className="rounded-md bg-danger-soft px-3 py-2 text-sm text-danger"
+          data-testid="daemon-webhooks"
+        >
+          Webhooks:{" "}
+          {[
+            status.data.webhooks.suspended > 0 ? `${status.data.webhooks.suspended} suspended` : undefined,
+            status.data.webhooks.failing > 0 ? `${status.data.webhooks.failing} failing` : undefined,
+          ]
+            .filter((part) => part !== undefined)
+            .join(", ")}
+          .{" "}
+          <Link href={daemonSectionHref(name, "subscriptions")} className="font-medium underline">
+            See subscriptions
+          </Link>
+        </p>
+      )}
+      <div className="mt-auto flex flex-wrap gap-2">
+        <Link
+          href={inbox}
+          className="rounded-md bg-accent px-3 py-1.5 text-sm font-medium text-white hover:bg-accent-hover"
+        >
+          Open {name}&rsquo;s inbox
+        </Link>
+        <Link
+          href={home}
+          className="rounded-md border border-line-strong px-3 py-1.5 text-sm font-medium text-ink hover:bg-surface-sunken"
+        >
+          Overview
+        </Link>
+      </div>
     </article>
   );
 }

@@ -65,7 +65,7 @@ export function FirewallRevisions({ revisions, current }: { revisions: readonly 
               <td className="px-4 py-2 text-ink-muted">
                 <Timestamp ms={revision.createdAt} />
               </td>
-              <td className="px-4 py-2 break-all" data-testid="revision-author">
+              <td className="px-4 py-2 break-words" data-testid="revision-author">
                 {authorOf(revision.author)}
               </td>
               <td className="px-4 py-2" data-testid="revision-mode">

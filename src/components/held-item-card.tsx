@@ -7,6 +7,7 @@
  * The enclosing view carries the actions out.
  */
 import type { HeldItem } from "@/trpc/owner-api";
+import { ConfirmButton } from "./confirm-button";
 import { DecisionBadge, MiddlewareAudit } from "./firewall-audit";
 import { formatLatency, HOLD_SOURCES } from "./firewall-words";
 import { GuidanceNote } from "./guidance-note";
@@ -104,15 +105,16 @@ export function HeldItemCard({
           >
             {busy === "release" ? "Releasing…" : "Release"}
           </button>
-          <button
-            type="button"
-            onClick={() => onAction("discard", hold)}
+          <ConfirmButton
+            verb="Discard"
+            label={`Discard ${describe}`}
+            question="Discard it? It never reaches the agent; the history keeps its record. This cannot be undone."
+            busyText="Discarding…"
+            busy={busy === "discard"}
             disabled={busy !== undefined}
-            aria-label={`Discard ${describe}`}
+            onConfirm={() => onAction("discard", hold)}
             className={`${secondary} hover:border-danger hover:bg-danger-soft hover:text-danger`}
-          >
-            {busy === "discard" ? "Discarding…" : "Discard"}
-          </button>
+          />
         </div>
       </header>
       <div className="mt-4 space-y-3">

@@ -33,13 +33,27 @@ function textOf(value: HistoryRecord): string {
 }
 
 describe("history record card", () => {
-  it("shows a genesis record's members and its disposition", () => {
+  it("shows a genesis record's members and that it opened the group, not 'Consumed'", () => {
     const text = textOf(
       record({ kind: "genesis", members: ["agent:alice", "agent:bob", "agent:carol"], disposition: "consumed" }),
     );
     expect(text).toMatch(/^#1 Genesis by agent:alice/);
     expect(text).toContain("Opens the group of agent:alice, agent:bob, agent:carol");
-    expect(text).toContain("Consumed : recorded and used by the daemon, never an inbox item");
+    expect(text).toContain("Group opened : the record every member co-signed to open the group");
+    expect(text).not.toContain("Consumed");
+  });
+
+  it("shows no collective line for a plain message, which is a multicast", () => {
+    const text = textOf(
+      record({
+        content: [
+          { type: "text", text: "hello" },
+          { type: "collective", op: "multicast" },
+        ],
+      }),
+    );
+    expect(text).toContain("hello");
+    expect(text).not.toContain("Collective part");
   });
 
   it("shows a post's text and its collective part in words", () => {

@@ -1,7 +1,7 @@
 /**
  * One certified record of a conversation's history: its sequence number, kind, author and time,
- * its text and data parts, its collective part in words, and what the daemon did with it (its
- * disposition). A genesis lists the group's members.
+ * its text and data parts, its collective part in words (none for a plain message, which is a
+ * multicast), and what the daemon did with it (its disposition). A genesis lists the group's members.
  */
 import type { HistoryRecord } from "@/trpc/owner-api";
 import { readHistoryContent, shortId } from "./history-content";
@@ -29,10 +29,17 @@ const DISPOSITIONS: Readonly<Record<HistoryRecord["disposition"], { label: strin
   },
 };
 
+const GENESIS = {
+  label: "Group opened",
+  tone: "bg-surface-sunken text-ink-muted",
+  meaning: "the record every member co-signed to open the group; it is never an inbox item",
+};
+
 /** A card for one history record. */
 export function HistoryRecordCard({ record }: { record: HistoryRecord }) {
   const { parts, collective } = readHistoryContent(record.content);
-  const disposition = DISPOSITIONS[record.disposition];
+  // A genesis is consumed by definition (it opens the group, it is never an inbox item).
+  const disposition = record.kind === "genesis" ? GENESIS : DISPOSITIONS[record.disposition];
   const headingId = `record-${record.recordHash}`;
   return (
     <article
@@ -79,7 +86,7 @@ export function HistoryRecordCard({ record }: { record: HistoryRecord }) {
           </p>
         )}
         {parts.length > 0 && <MessageContent parts={parts} />}
-        {collective !== undefined && (
+        {collective !== undefined && collective !== "multicast" && (
           <p className="text-xs text-ink-muted">
             Collective part:{" "}
             <span className="font-mono text-ink" data-testid="record-collective">

@@ -19,6 +19,11 @@ import { QueryProblem } from "./query-problem";
 
 const POLL_MS = 2_000;
 
+/** Held items in the Inbox's order, newest first (the owner API lists them oldest first). */
+function newestFirst(holds: readonly HeldItem[]): HeldItem[] {
+  return [...holds].reverse();
+}
+
 function describeHold(hold: HeldItem): string {
   const { label, relation, party } = summarizeItem(hold.item);
   return `the ${label.toLowerCase()} ${relation} ${party}`;
@@ -67,7 +72,7 @@ export function HoldsView({ name }: { name: string }) {
             <span data-testid="held-count" className="font-semibold text-ink">
               {list.length}
             </span>{" "}
-            held
+            held · newest first
           </p>
         )}
       </div>
@@ -111,8 +116,8 @@ export function HoldsView({ name }: { name: string }) {
         </p>
       )}
       {list !== undefined && list.length > 0 && (
-        <ol className="space-y-3" aria-label="Held items, oldest first">
-          {list.map((hold) => (
+        <ol className="space-y-3" aria-label="Held items, newest first">
+          {newestFirst(list).map((hold) => (
             <li key={hold.id}>
               <HeldItemCard
                 hold={hold}

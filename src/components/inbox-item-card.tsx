@@ -6,6 +6,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/trpc/daemon-trpc";
 import type { InboxEntry } from "@/trpc/owner-api";
+import { ConfirmButton } from "./confirm-button";
 import { GuidanceNote } from "./guidance-note";
 import { InboundItemBody, summarizeItem } from "./inbound-item-body";
 import { Timestamp } from "./time";
@@ -39,6 +40,15 @@ export function InboxItemCard({ entry }: { entry: InboxEntry }) {
             <span className="mr-2 inline-block rounded-full bg-accent-soft px-2 py-0.5 text-xs font-medium text-accent-ink">
               {label}
             </span>
+            {entry.answered && (
+              <span
+                className="mr-2 inline-block rounded-full bg-ok-soft px-2 py-0.5 text-xs font-medium text-ok"
+                data-testid="item-answered"
+                title="The agent has answered; the question stays here until it is acknowledged."
+              >
+                Answered
+              </span>
+            )}
             <span className="text-sm font-normal text-ink-muted">{relation} </span>
             <span
               className="font-mono text-sm font-medium"
@@ -59,15 +69,16 @@ export function InboxItemCard({ entry }: { entry: InboxEntry }) {
             )}
           </p>
         </div>
-        <button
-          type="button"
-          onClick={() => discard.mutate({ deliveryToken: entry.deliveryToken })}
-          disabled={discard.isPending || discard.isSuccess}
-          aria-label={`Discard ${label.toLowerCase()} ${relation} ${party}`}
+        <ConfirmButton
+          verb="Discard"
+          label={`Discard ${label.toLowerCase()} ${relation} ${party}`}
+          question="Discard it? The agent will not see it; the history keeps its record. This cannot be undone."
+          busyText="Discarding…"
+          busy={discard.isPending || discard.isSuccess}
+          disabled={false}
+          onConfirm={() => discard.mutate({ deliveryToken: entry.deliveryToken })}
           className="shrink-0 rounded-md border border-line-strong bg-surface px-3 py-1.5 text-sm font-medium text-ink hover:border-danger hover:bg-danger-soft hover:text-danger disabled:cursor-wait disabled:opacity-60"
-        >
-          {discard.isPending || discard.isSuccess ? "Discarding…" : "Discard"}
-        </button>
+        />
       </header>
       <div className="mt-4 space-y-3">
         <InboundItemBody item={entry.item} />

@@ -36,7 +36,7 @@ export function InboxView() {
             <span data-testid="pending-count" className="font-semibold text-ink">
               {page.pendingCount}
             </span>{" "}
-            pending
+            pending · newest first
           </p>
         )}
       </div>

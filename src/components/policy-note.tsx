@@ -5,7 +5,7 @@
 import type { TrustPolicy } from "@/trpc/owner-api";
 
 const POLICIES: Readonly<Record<TrustPolicy, string>> = {
-  open: "Any registered agent is admitted to the inbox; nothing is held under this policy, and the trust list takes effect only under allowlist.",
+  open: "Any registered agent passes the trust check, so trust holds nothing under this policy (the firewall may still hold items); the trust list takes effect only under allowlist.",
   allowlist:
     "Only the agents on the trust list are admitted; items from any other sender are held here, never delivered unless the owner trusts the sender or releases the item.",
 };

@@ -6,6 +6,7 @@
  */
 import { useState } from "react";
 import type { ReplayEntry, ReplayResult } from "@/trpc/owner-api";
+import { conversationKeyOf } from "./conversation-key";
 import { DecisionBadge } from "./firewall-audit";
 import { OUTCOMES } from "./firewall-words";
 import { Timestamp } from "./time";
@@ -54,7 +55,9 @@ function EntryRow({ entry }: { entry: ReplayEntry }) {
         <span className="font-mono">{entry.subject.kind}</span>
         <span>
           from <span className="font-mono">{entry.subject.sender}</span> in{" "}
-          <span className="font-mono break-all">{entry.subject.conversation}</span>
+          <span className="font-mono break-all" data-testid="replay-conversation">
+            {conversationKeyOf(entry.subject)}
+          </span>
         </span>
         <Timestamp ms={entry.at} />
       </p>

@@ -8,6 +8,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { useTRPC } from "@/trpc/daemon-trpc";
 import type { SubscriptionStatus } from "@/trpc/owner-api";
+import { ConfirmButton } from "./confirm-button";
 import { describeFromNow, Timestamp, useNow } from "./time";
 
 const STATES: Readonly<Record<SubscriptionStatus["state"], { label: string; tone: string }>> = {
@@ -99,15 +100,16 @@ export function SubscriptionCard({ subscription: s }: { subscription: Subscripti
             </button>
           )}
           {s.state !== "revoked" && (
-            <button
-              type="button"
-              onClick={() => revoke.mutate({ id: s.id })}
+            <ConfirmButton
+              verb="Revoke"
+              label={`Revoke subscription ${shortId}`}
+              question="Revoke it? Deliveries stop and the host must subscribe again. This cannot be undone."
+              busyText="Revoking…"
+              busy={revoke.isPending}
               disabled={busy}
-              aria-label={`Revoke subscription ${shortId}`}
+              onConfirm={() => revoke.mutate({ id: s.id })}
               className="rounded-md border border-line-strong bg-surface px-3 py-1.5 text-sm font-medium text-ink hover:border-danger hover:bg-danger-soft hover:text-danger disabled:cursor-wait disabled:opacity-60"
-            >
-              {revoke.isPending ? "Revoking…" : "Revoke"}
-            </button>
+            />
           )}
         </div>
       </header>
@@ -145,8 +147,15 @@ export function SubscriptionCard({ subscription: s }: { subscription: Subscripti
         <Fact label="Next attempt" testId="subscription-next-attempt">
           <When ms={s.nextAttemptAt} now={now} />
         </Fact>
-        <Fact label={s.state === "expired" ? "Lease expired" : "Lease expires"} testId="subscription-lease">
-          <When ms={s.leaseExpiresAt} now={now} />
+        <Fact
+          label={s.state === "expired" ? "Lease expired" : s.state === "revoked" ? "Lease" : "Lease expires"}
+          testId="subscription-lease"
+        >
+          {s.state === "revoked" ? (
+            <span className="text-ink-muted">ended when it was revoked</span>
+          ) : (
+            <When ms={s.leaseExpiresAt} now={now} />
+          )}
         </Fact>
         <Fact label={s.state === "revoked" ? "Revoked" : "Last delivery"} testId="subscription-last-delivery">
           <When ms={s.state === "revoked" ? s.revokedAt : s.lastDeliveryAt} now={now} />

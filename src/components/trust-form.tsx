@@ -51,7 +51,12 @@ export function TrustForm() {
           id={inputId}
           name="agent"
           value={value}
-          onChange={(event) => setValue(event.target.value)}
+          onChange={(event) => {
+            setValue(event.target.value);
+            // A result line belongs to the name it answered; typing the next one clears it.
+            if (add.isSuccess || add.isError) add.reset();
+            setProblem(undefined);
+          }}
           placeholder="agent name, e.g. carol"
           autoComplete="off"
           spellCheck={false}
@@ -78,6 +83,12 @@ export function TrustForm() {
       {add.isSuccess && (
         <p role="status" className="text-sm text-ok" data-testid="trust-form-result">
           Trusted {add.variables.name}; {add.data.released} held {add.data.released === 1 ? "item" : "items"} released.
+        </p>
+      )}
+      {add.isSuccess && add.data.registered === false && (
+        <p role="status" className="text-sm text-warn" data-testid="trust-form-unregistered">
+          No agent named {add.variables.name} is registered at the router yet: check the spelling. The trust applies if
+          an agent registers under that name.
         </p>
       )}
     </form>

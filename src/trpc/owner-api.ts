@@ -32,3 +32,4 @@ export type CheckOutcome = FirewallCheck["outcome"];
 export type ReplayResult = OwnerOutputs["firewall"]["replay"];
 export type ReplayEntry = ReplayResult["entries"][number];
 export type HoldSource = HeldItem["source"];
+export type OverviewSummary = OwnerOutputs["overview"]["summary"];

@@ -9,12 +9,12 @@ import { runRouterCommand } from "./router-command.js";
 
 const USAGE = `usage:
   social-harness router --data <dir> [--listen 127.0.0.1:7700] [--database postgres://...]
-                        [--admission open|token|keys] [--allowed-keys <file>]
+                        [--admission open|token|keys] [--allowed-keys <file>] [--metrics-listen [host:]port]
   social-harness router token create --data <dir> [--database postgres://...] [--name <agent>] [--expires 7d] [--out <file>]
   social-harness daemon --name <agent> --router ws://127.0.0.1:7700 --data <dir> [--listen 127.0.0.1:0]
                         [--trust open|allowlist] [--registration-token <file>]
   social-harness identity --data <dir> [--name <agent>]
-  social-harness demo [--data <dir>]
+  social-harness demo [--data <dir>] [--no-traffic]
   social-harness history export --data <dir> [--out <file>] [--keys <file>]
   social-harness history verify --data <dir> | --export <file> --keys <file>
 `;

@@ -3,7 +3,8 @@
  * carol, and the owner console — with SQLite under one data directory. The router admits new
  * names by registration token, as a deployment would: the demo issues each daemon its token on
  * the first run. A second run reuses the directory, so identities, history and ports survive.
- * Ctrl-C stops everything cleanly.
+ * Ctrl-C stops everything cleanly. Scripted traffic (demo-traffic.ts) keeps the network busy
+ * unless `--no-traffic` is given.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createRegistrationToken } from "@social-harness/router";
+import { demoDaemonArgs, startDemoTraffic, type DemoTraffic } from "./demo-traffic.js";
 import { stopRequested } from "./stop-request.js";
 import { spawnServer, type ServerProcess } from "./spawn-server.js";
 
@@ -77,7 +79,7 @@ async function choosePorts(file: string): Promise<Ports> {
 export async function runDemoCommand(argv: readonly string[]): Promise<void> {
   const { values } = parseArgs({
     args: [...argv],
-    options: { data: { type: "string", default: ".data/demo" } },
+    options: { data: { type: "string", default: ".data/demo" }, "no-traffic": { type: "boolean", default: false } },
     strict: true,
   });
   const dataDir = path.resolve(values.data);
@@ -89,7 +91,9 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
   const ports = await choosePorts(path.join(dataDir, "ports.json"));
   const children: ServerProcess[] = [];
   let consoleServer: ServerProcess | undefined;
+  let traffic: DemoTraffic | undefined;
   const stopAll = async () => {
+    await traffic?.stop();
     for (const child of children.reverse()) {
       const kill =
         child === consoleServer ? setTimeout(() => void child.stop("SIGKILL"), CONSOLE_STOP_GRACE_MS) : undefined;
@@ -128,6 +132,7 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
           `127.0.0.1:${ports.daemons[agent]}`,
           "--registration-token",
           path.join(dataDir, agent, TOKEN_FILE),
+          ...demoDaemonArgs(agent),
         ],
         { env: logEnv, logFile: path.join(logs, `${agent}.log`) },
       );
@@ -159,6 +164,17 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
     );
     children.push(consoleServer);
     await consoleServer.ready;
+    if (!values["no-traffic"]) {
+      traffic = await startDemoTraffic(
+        dataDir,
+        ready.map((line) => ({
+          name: line.name as string,
+          base: (line.mcp as string).replace(/\/mcp$/, ""),
+          dataDir: line.data as string,
+        })),
+        (line) => process.stderr.write(`${line}\n`),
+      );
+    }
 
     const consoleUrl = `http://127.0.0.1:${ports.console}`;
     const login = `${consoleUrl}/login?token=${loginToken}`;
@@ -191,11 +207,19 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
     );
 
     await new Promise<void>((resolve) => {
-      void stopRequested().then(() => resolve());
+      let stopping = false;
+      void stopRequested().then(() => {
+        stopping = true;
+        resolve();
+      });
       for (const child of children) {
         void child.exited.then((code) => {
-          process.stderr.write(`a demo process exited (${code}); stopping the network\n`);
-          resolve();
+          // A terminal's Ctrl-C signals the whole process group, so the children stop beside us:
+          // give our own signal handler a moment before calling an exit unexpected.
+          setTimeout(() => {
+            if (!stopping) process.stderr.write(`a demo process exited unexpectedly (${code}); stopping the network\n`);
+            resolve();
+          }, 200);
         });
       }
     });

@@ -1,6 +1,6 @@
 /**
  * `social-harness router --data <dir> [--listen 127.0.0.1:7700] [--database postgres://...]
- * [--admission open|token|keys] [--allowed-keys <file>]`: starts a router, prints one ready line
+ * [--admission open|token|keys] [--allowed-keys <file>] [--metrics-listen [host:]port]`: starts a router, prints one ready line
  * of JSON to stdout, logs to stderr, and shuts down cleanly on SIGTERM or SIGINT. The only place
  * the router reads its command line. `router token ...` issues registration tokens.
  */
@@ -24,7 +24,14 @@ export const ROUTER_OPTIONS = {
   database: { type: "string" },
   admission: { type: "string" },
   "allowed-keys": { type: "string" },
+  "metrics-listen": { type: "string" },
 } as const;
+
+/** `--metrics-listen host:port`, or a bare port on loopback. */
+export function metricsListenOf(value: string | undefined): { host: string; port: number } | undefined {
+  if (value === undefined) return undefined;
+  return /^\d+$/.test(value) ? parseListen(`127.0.0.1:${value}`) : parseListen(value);
+}
 
 /** `--admission` and `--allowed-keys` as the router takes them; undefined leaves the default to the router. */
 export function admissionOf(mode: string | undefined, allowedKeys: string | undefined): Admission | undefined {
@@ -50,8 +57,22 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
   const admission = admissionOf(values.admission, values["allowed-keys"]);
   const log = pino({ name: "router", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const { host, port } = parseListen(values.listen);
-  const router = await startRouter({ dataDir: values.data, host, port, database: values.database, log, admission });
-  process.stdout.write(`${JSON.stringify({ ready: true, router: router.url })}\n`);
+  const metricsListen = metricsListenOf(values["metrics-listen"]);
+  const router = await startRouter({
+    dataDir: values.data,
+    host,
+    port,
+    database: values.database,
+    log,
+    admission,
+    metricsListen,
+  });
+  const ready = {
+    ready: true,
+    router: router.url,
+    ...(router.metricsUrl === undefined ? {} : { metrics: router.metricsUrl }),
+  };
+  process.stdout.write(`${JSON.stringify(ready)}\n`);
   log.info(
     {
       url: router.url,

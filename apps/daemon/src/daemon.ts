@@ -24,12 +24,14 @@ import { createHttpServer, listen } from "./http/http-server.js";
 import { loadCredentials, principalOf, type Credentials } from "./identity/identity.js";
 import { PeerKeys } from "./identity/peer-keys.js";
 import { Inbox } from "./inbox/inbox.service.js";
+import { DaemonMetrics } from "./metrics/daemon-metrics.js";
 import { inboxTools } from "./inbox/inbox.tools.js";
 import { Admission } from "./ingress/admission.js";
 import { Ingress } from "./ingress/ingress.service.js";
 import { createMcpEndpoint } from "./mcp/mcp-endpoint.js";
 import { appRouter } from "./owner/app-router.js";
 import type { OwnerServices } from "./owner/services.js";
+import { Overview } from "./overview/overview.service.js";
 import { bindChecked } from "./posts/checked-binding.js";
 import { Posts } from "./posts/posts.service.js";
 import { sendMessageTool } from "./posts/posts.tools.js";
@@ -89,19 +91,43 @@ const INSTRUCTIONS =
   "Social Harness: your messaging daemon. send_message sends to agent:<name> or group:<names>; read_inbox lists what " +
   "arrived; acknowledge_delivery marks an item handled. Items stay pending until acknowledged.";
 
+const REGISTERED_WAIT_MS = 2_000;
+
+/** Asks the router whether `name` is registered; null when the link is down or slow (an owner hint only). */
+async function registeredAtRouter(link: RouterLink, name: string): Promise<boolean | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), REGISTERED_WAIT_MS)));
+  const asked = link.resolve([name]).then(
+    ([agent]) => agent !== undefined && "publicKey" in agent,
+    () => null,
+  );
+  try {
+    return await Promise.race([asked, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> {
   const { log } = config;
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const credentials = loadCredentials(config.dataDir);
   const store = await openDaemonStore(path.join(config.dataDir, "daemon.db"), config.statementCounter);
 
-  const inbox = new Inbox(store);
+  const metrics: DaemonMetrics = new DaemonMetrics({
+    inboxPending: () => inbox.pendingCount(),
+    held: () => holds.openCount(),
+    suspendedSubscriptions: async (): Promise<number> => (await subscriptions.troubled()).suspended,
+  });
+  const inbox = new Inbox(store, Date.now, () => metrics.acknowledged());
   const trust = new Trust(store, config.trust);
   const history = new History(store);
   const holds = new Holds(store, inbox, history, (ids) => findChecks(store.db, ids));
   const routerKey = new RouterKey(store.db);
   const faults = armedFaults(config.faults);
-  const policies = new FirewallPolicies(store, config.dataDir, log);
+  const policies = new FirewallPolicies(store, config.dataDir, log, Date.now, (assessment) =>
+    metrics.assessed(assessment),
+  );
   await policies.load();
   if (config.firewallPolicyFile !== undefined) await policies.applyFile(config.firewallPolicyFile);
   const link = new RouterLink({
@@ -188,6 +214,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     sender: callbacks,
     log,
     schedule: config.webhookSchedule,
+    metrics,
   });
   const discarded = await delivery.recover();
   if (discarded > 0) log.info({ discarded }, "discarded webhook occurrences of items no longer pending");
@@ -204,7 +231,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   await subscriptions.restore();
   const mcp = createMcpEndpoint({
     credentials,
-    tools: [sendMessageTool(semanticSend), ...inboxTools(inbox)],
+    tools: [sendMessageTool(semanticSend, metrics), ...inboxTools(inbox)],
     extensions: [
       (server, principal, era) => pushStreams.register(server, principal, era),
       webhookMethods(subscriptions),
@@ -221,8 +248,10 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     firewall: new Firewall(store, config.name, policies, history),
     history,
     subscriptions,
+    overview: new Overview(store, config.name),
     linkState: () => link.state,
     linkRefusal: () => link.refusal,
+    registered: (name) => registeredAtRouter(link, name),
   };
   const trpc = createHTTPHandler({
     router: appRouter,
@@ -238,6 +267,16 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     {
       mcp: (req, res) => mcp.handle(req, res),
       trpc,
+      metrics: async (req, res) => {
+        if (principalOf(credentials, req.headers.authorization) !== "owner") {
+          res
+            .writeHead(401, { "content-type": "text/plain", "www-authenticate": "Bearer" })
+            .end("the owner token is required\n");
+          return;
+        }
+        const { contentType, body } = await metrics.exposition();
+        res.writeHead(200, { "content-type": contentType }).end(body);
+      },
       health: () => ({ ok: true, link: link.state, ...(link.refusal === undefined ? {} : { refusal: link.refusal }) }),
     },
     log,

@@ -31,3 +31,6 @@ export { InboundClock } from "./firewall/rate.middleware.js";
 export { compilePattern, testPattern, type LinearPattern } from "./firewall/linear-pattern.js";
 export { checkBudget } from "./firewall/match.js";
 export { answerText, type Subject } from "./firewall/subjects.js";
+
+// The daemon's Prometheus metrics, for the Grafana dashboard's check (docker/) and operators' tools.
+export { DaemonMetrics, type DaemonGauges } from "./metrics/daemon-metrics.js";

@@ -37,7 +37,7 @@ describe("trust", () => {
 
   it("releases a sender's held items into the inbox in their original order when trusted", async () => {
     const owner = ownerClient(net.agent("bob").daemon);
-    expect(await owner.trust.add.mutate({ name: "alice" })).toEqual({ released: 2 });
+    expect(await owner.trust.add.mutate({ name: "alice" })).toEqual({ released: 2, registered: true });
     const items = await waitForItems(net.agent("bob"), 2);
     expect(items.map((e) => e.item.message.content[0].text)).toEqual(["first from alice", "second from alice"]);
     expect((await owner.holds.list.query()).holds.map((h) => h.sender)).toEqual(["carol"]);

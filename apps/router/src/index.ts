@@ -2,3 +2,4 @@
 export { startRouter, type RouterOptions, type RunningRouter } from "./router.js";
 export { ADMISSION_MODES, isLoopbackHost, type Admission, type AdmissionMode } from "./registry/admission.js";
 export { createRegistrationToken, type IssuedToken, type TokenOptions } from "./tokens.js";
+export { RouterMetrics } from "./metrics/router-metrics.js";

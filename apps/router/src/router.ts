@@ -1,6 +1,6 @@
 /**
  * The router's composition: storage, the signing key, the bus, the genesis coordinator and the
- * link server on one HTTP server. `startRouter` is what the CLI and the tests call.
+ * link server on one HTTP server, and /metrics on its own loopback server when asked. `startRouter` is what the CLI and the tests call.
  */
 import { mkdirSync } from "node:fs";
 import { createServer } from "node:http";
@@ -14,6 +14,7 @@ import { inProcessWriter, startSqliteWriter } from "./conversations/append-write
 import { GenesisCoordinator } from "./conversations/genesis.service.js";
 import { openRouterStore } from "./db/database.js";
 import { LinkServer } from "./link/link-server.js";
+import { RouterMetrics, serveMetrics } from "./metrics/router-metrics.js";
 import { chooseAdmission, loadAllowedKeys, type Admission } from "./registry/admission.js";
 import { Registrar } from "./registry/registration.service.js";
 import { loadRouterSeed } from "./registry/registry.store.js";
@@ -28,6 +29,8 @@ export interface RouterOptions {
   readonly cosignTimeoutMs?: number;
   /** Who may register a new name; required unless the router listens on loopback (then open). */
   readonly admission?: Admission;
+  /** `--metrics-listen`: where /metrics (Prometheus) is served; not served when absent. */
+  readonly metricsListen?: { readonly host: string; readonly port: number };
 }
 
 export interface RunningRouter {
@@ -35,6 +38,8 @@ export interface RunningRouter {
   readonly url: string;
   readonly publicKey: Uint8Array;
   readonly admission: Admission;
+  /** http://host:port/metrics when `metricsListen` was given. */
+  readonly metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -77,7 +82,8 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
       .end("this is a Social Harness router: link with a WebSocket\n");
   });
   const registrar = new Registrar({ db: store.db, admission, log: options.log, now: ctx.now });
-  const links = new LinkServer(http, { ...ctx, appends, genesis, registrar, log: options.log });
+  const metrics: RouterMetrics = new RouterMetrics(() => links.linkCount);
+  const links: LinkServer = new LinkServer(http, { ...ctx, appends, genesis, registrar, log: options.log, metrics });
   // Several routers share PostgreSQL: a periodic sweep catches any notification a bus lost.
   const sweep =
     store.postgres === undefined
@@ -93,12 +99,18 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   const address = http.address();
   const port = typeof address === "object" && address !== null ? address.port : options.port;
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+  const served =
+    options.metricsListen === undefined
+      ? undefined
+      : await serveMetrics(metrics, options.metricsListen.host, options.metricsListen.port);
   return {
     url: `ws://${host}:${port}`,
     publicKey: routerKey.publicKey,
     admission,
+    ...(served === undefined ? {} : { metricsUrl: `${served.url}/metrics` }),
     async close() {
       if (sweep !== undefined) clearInterval(sweep);
+      if (served !== undefined) await new Promise<void>((resolve) => served.server.close(() => resolve()));
       await links.close();
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await writer.close();

@@ -220,3 +220,4 @@ export {
   type HistoryExportRecord,
   type HistoryKeys,
 } from "./history-export.js";
+export { SlotCounter, SlotHistogram, type ExposedMetric, type ExposedValue } from "./exposition.js";

@@ -197,6 +197,16 @@ export interface WebhookOccurrencesTable {
   created_at: number;
 }
 
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  subscription_id: string;
+  outcome: string;
+  category: string | null;
+  retry: number;
+  latency_ms: number;
+  at: number;
+}
+
 export interface DaemonDatabase {
   collective_requests: CollectiveRequestsTable;
   collective_operations: CollectiveOperationsTable;
@@ -213,6 +223,7 @@ export interface DaemonDatabase {
   trusted_agents: TrustedAgentsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_occurrences: WebhookOccurrencesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export type Db = Kysely<DaemonDatabase>;

@@ -38,7 +38,13 @@ export interface CompiledPolicy {
 export function compilePolicy(
   revision: number,
   policy: FirewallPolicy,
-  context: { apiKeys: ReadonlyMap<string, string>; clock: InboundClock; now: () => number },
+  context: {
+    apiKeys: ReadonlyMap<string, string>;
+    clock: InboundClock;
+    now: () => number;
+    /** Told of every live assessment (metrics); a replay's draft passes none. */
+    observe?: (assessment: Assessment) => void;
+  },
 ): CompiledPolicy {
   const middlewares: CompiledMiddleware[] = policy.middlewares.map((middleware) => {
     switch (middleware.kind) {
@@ -63,7 +69,7 @@ export function compilePolicy(
       }
       const decision = strictest(verdicts.map((v) => v.decision));
       const checkId = mintId("check");
-      return {
+      const assessment: Assessment = {
         checkId,
         direction,
         subject,
@@ -75,6 +81,8 @@ export function compilePolicy(
         feedback: feedbackOf(verdicts, decision),
         latencyUs: Number((process.hrtime.bigint() - started) / 1000n),
       };
+      context.observe?.(assessment);
+      return assessment;
     },
   };
 }

@@ -8,7 +8,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Logger } from "pino";
 import type { DaemonStore } from "../db/database.js";
-import { compilePolicy, type CompiledPolicy } from "./engine.js";
+import { compilePolicy, type Assessment, type CompiledPolicy } from "./engine.js";
 import { NO_POLICY, readPolicy, type FirewallPolicy, type PolicyIssue } from "./policy.schema.js";
 import { insertRevision, latestRevision, listRevisions } from "./policy.store.js";
 import { InboundClock } from "./rate.middleware.js";
@@ -78,12 +78,13 @@ export class FirewallPolicies {
     private readonly dataDir: string,
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
+    private readonly observe?: (assessment: Assessment) => void,
   ) {
     this.compiled = this.compile(0, NO_POLICY, new Map());
   }
 
   private compile(revision: number, policy: FirewallPolicy, apiKeys: ReadonlyMap<string, string>): CompiledPolicy {
-    return compilePolicy(revision, policy, { apiKeys, clock: this.clock, now: this.now });
+    return compilePolicy(revision, policy, { apiKeys, clock: this.clock, now: this.now, observe: this.observe });
   }
 
   /** Loads the newest revision (startup). */

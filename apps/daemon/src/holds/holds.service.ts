@@ -9,7 +9,15 @@ import type { DaemonStore, Trx } from "../db/database.js";
 import type { CheckRecord } from "../firewall/checks.store.js";
 import type { History } from "../history/history.service.js";
 import type { Inbox } from "../inbox/inbox.service.js";
-import { closeHold, findHold, insertHold, openHolds, type HoldRow, type HoldSource } from "./holds.store.js";
+import {
+  closeHold,
+  findHold,
+  insertHold,
+  countOpenHolds,
+  openHolds,
+  type HoldRow,
+  type HoldSource,
+} from "./holds.store.js";
 
 export interface HeldItem {
   readonly id: number;
@@ -81,6 +89,11 @@ export class Holds {
   /** Closes a trust hold whose item went back to admission (its sender is trusted now). */
   async readmitted(trx: Trx, hold: HoldRow, token: string | null): Promise<void> {
     await closeHold(trx, hold.id, { released: token }, this.now());
+  }
+
+  /** How many items are held now. */
+  openCount(): Promise<number> {
+    return countOpenHolds(this.store.db);
   }
 
   async list(): Promise<HeldItem[]> {

@@ -64,6 +64,17 @@ export async function insertHold(
   return Number(result.insertId);
 }
 
+/** How many holds are open (neither released nor discarded). */
+export async function countOpenHolds(db: DbOrTrx): Promise<number> {
+  const row = await db
+    .selectFrom("holds")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("released_at", "is", null)
+    .where("discarded_at", "is", null)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 /** Open holds (neither released nor discarded), oldest first; optionally one sender's of one source. */
 export async function openHolds(
   db: DbOrTrx,

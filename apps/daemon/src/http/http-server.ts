@@ -1,5 +1,6 @@
 /**
- * The daemon's one HTTP server: /mcp for hosts, /trpc/ for the owner API, /healthz for probes.
+ * The daemon's one HTTP server: /mcp for hosts, /trpc/ for the owner API, /healthz for probes,
+ * /metrics (Prometheus text, owner token) for operators.
  * Routing, and a size guard for MCP bodies; each endpoint authenticates its own requests.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -10,6 +11,7 @@ export interface HttpEndpoints {
   mcp(req: IncomingMessage, res: ServerResponse): Promise<void>;
   trpc(req: IncomingMessage, res: ServerResponse): void;
   health(): Record<string, unknown>;
+  metrics(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
 /**
@@ -31,6 +33,13 @@ export function createHttpServer(endpoints: HttpEndpoints, log: Logger): Server 
       return;
     }
     if (url.startsWith("/trpc/")) return endpoints.trpc(req, res);
+    if (url === "/metrics") {
+      endpoints.metrics(req, res).catch((error: unknown) => {
+        log.error({ err: error }, "metrics scrape failed");
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+      return;
+    }
     if (url === "/healthz") {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(endpoints.health()));
       return;

@@ -10,7 +10,7 @@ export const inboxRouter = router({
         .object({ before: z.number().int().positive().optional(), limit: z.number().int().min(1).max(200).default(50) })
         .default({ limit: 50 }),
     )
-    .query(({ ctx, input }) => ctx.services.inbox.listForOwner(input)),
+    .query(({ ctx, input }) => ctx.services.inbox.listForOwner(input, ctx.services.name)),
   discard: ownerProcedure
     .input(z.object({ deliveryToken: z.string().refine((v) => isId("delivery", v), "not a delivery token") }))
     .mutation(async ({ ctx, input }) => {

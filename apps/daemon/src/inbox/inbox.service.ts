@@ -20,6 +20,7 @@ import {
   countPending,
   findInboxRow,
   insertInboxRow,
+  answeredRequests,
   listPendingRows,
   maxInboxId,
   pendingRows,
@@ -83,6 +84,7 @@ export class Inbox {
   constructor(
     private readonly store: DaemonStore,
     private readonly now: () => number = Date.now,
+    private readonly onAcknowledged?: () => void,
   ) {}
 
   /**
@@ -156,7 +158,9 @@ export class Inbox {
       if (row === undefined) throw new InboxError("unknown-delivery", "no delivery has this token");
       return settleInboxRow(trx, token, "acknowledged", by, this.now());
     });
-    if (settled) this.changed();
+    if (!settled) return;
+    this.onAcknowledged?.();
+    this.changed();
   }
 
   /** The retained item an event id names, whatever its delivery state. Never acknowledges. */
@@ -193,18 +197,33 @@ export class Inbox {
     });
   }
 
-  /** Owner listing: pending items, newest first, paged by row id. */
-  async listForOwner(page: { before?: number; limit: number }): Promise<{
-    items: (InboxEntry & { receivedAt: number; conversation: string | null })[];
+  /**
+   * Owner listing: pending items, newest first, paged by row id. A question `self` has already
+   * answered (its answer is in the history) says so, though it stays pending until acknowledged.
+   */
+  async listForOwner(
+    page: { before?: number; limit: number },
+    self: string,
+  ): Promise<{
+    items: (InboxEntry & { receivedAt: number; conversation: string | null; answered: boolean })[];
     pendingCount: number;
     nextBefore?: number;
   }> {
     const rows = await listPendingRows(this.store.db, page.before, page.limit + 1);
-    const shown = rows.slice(0, page.limit);
+    const shown = rows.slice(0, page.limit).map((row) => ({ row, entry: entryOf(row) }));
+    const requests = shown.flatMap(({ row, entry }) =>
+      entry.item.kind === "collectiveRequest" && row.conv !== null ? [{ id: entry.item.id, conv: row.conv }] : [],
+    );
+    const answered = requests.length === 0 ? new Set<string>() : await answeredRequests(this.store.db, self, requests);
     return {
-      items: shown.map((row) => ({ ...entryOf(row), receivedAt: row.createdAt, conversation: row.conv })),
+      items: shown.map(({ row, entry }) => ({
+        ...entry,
+        receivedAt: row.createdAt,
+        conversation: row.conv,
+        answered: entry.item.kind === "collectiveRequest" && answered.has(entry.item.id),
+      })),
       pendingCount: await this.pendingCount(),
-      nextBefore: rows.length > page.limit ? shown.at(-1)?.id : undefined,
+      nextBefore: rows.length > page.limit ? shown.at(-1)?.row.id : undefined,
     };
   }
 }

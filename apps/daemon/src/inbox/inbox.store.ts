@@ -1,7 +1,7 @@
 /** SQL for the durable inbox: pending items, acknowledgment tombstones and retired rows. */
 import { InboundItemSchema, LocalGuidanceSchema, type InboundItem, type LocalGuidance } from "@social-harness/protocol";
 import { prepared } from "@social-harness/sqlite";
-import type { Kysely, Selectable } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
 import type { DaemonDatabase, DbOrTrx, InboxTable } from "../db/database.js";
 
 type Db = Kysely<DaemonDatabase>;
@@ -198,4 +198,31 @@ const selectRequestsIn = prepared((db: Db, conv: string, after: number) =>
 /** Collective requests admitted into `conv` after the row `after`, not retired. */
 export async function requestRowsIn(db: DbOrTrx, conv: string, after: number): Promise<{ id: number; item: string }[]> {
   return (await selectRequestsIn(db, conv, after)).rows;
+}
+
+/*
+ * An answer is `self`'s post in the request's conversation whose collective part names the request:
+ * in the record's dCBOR, the key "op" followed by text "answer", and the id as one text string
+ * (header 0x78 0x2f: 47 bytes). A text part holds its words inside one longer string, so it cannot
+ * match both.
+ */
+const ANSWER_OP = Buffer.from("626f7066616e73776572", "hex");
+
+/** Which of `requests` (collective ids in their conversations) `self` has answered, from its history. */
+export async function answeredRequests(
+  db: DbOrTrx,
+  self: string,
+  requests: readonly { id: string; conv: string }[],
+): Promise<Set<string>> {
+  const answered = new Set<string>();
+  for (const request of requests) {
+    const id = Buffer.concat([Buffer.from([0x78, Buffer.byteLength(request.id)]), Buffer.from(request.id)]);
+    const row = await sql<{ one: number }>`
+      SELECT 1 AS one FROM records
+      WHERE conv = ${request.conv} AND author = ${self} AND kind = 'post'
+        AND instr(bytes, ${id}) > 0 AND instr(bytes, ${ANSWER_OP}) > 0
+      LIMIT 1`.execute(db);
+    if (row.rows.length > 0) answered.add(request.id);
+  }
+  return answered;
 }

@@ -3,6 +3,7 @@ import { historyRouter } from "../history/history.router.js";
 import { inboxRouter } from "../inbox/inbox.router.js";
 import { firewallRouter } from "../firewall/firewall.router.js";
 import { holdsRouter } from "../holds/holds.router.js";
+import { overviewRouter } from "../overview/overview.router.js";
 import { trustRouter } from "../trust/trust.router.js";
 import { subscriptionsRouter } from "../webhooks/webhooks.router.js";
 import { ownerProcedure, router } from "./trpc.js";
@@ -13,6 +14,8 @@ export const appRouter = router({
     link: ctx.services.linkState(),
     linkRefusal: ctx.services.linkRefusal() ?? null,
     pendingCount: await ctx.services.inbox.pendingCount(),
+    heldCount: await ctx.services.holds.openCount(),
+    webhooks: await ctx.services.subscriptions.troubled(),
     trustPolicy: ctx.services.trust.policy,
     firewall: { mode: ctx.services.firewall.get().policy.mode, revision: ctx.services.firewall.get().revision },
   })),
@@ -22,6 +25,7 @@ export const appRouter = router({
   holds: holdsRouter,
   firewall: firewallRouter,
   subscriptions: subscriptionsRouter,
+  overview: overviewRouter,
 });
 
 export type AppRouter = typeof appRouter;

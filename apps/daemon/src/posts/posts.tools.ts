@@ -11,6 +11,8 @@ import {
 } from "@social-harness/protocol";
 import * as z from "zod";
 import { defineTool, INVALID_PARAMS, ToolRefusal } from "../mcp/tool.js";
+import { refusalOf } from "../mcp/refusals.js";
+import type { DaemonMetrics } from "../metrics/daemon-metrics.js";
 import type { TextSender } from "./semantic-send.js";
 
 export const SendMessageInput = z.strictObject({
@@ -23,7 +25,17 @@ export const SendMessageOutput = z.strictObject({
   guidance: CheckedGuidanceSchema.optional(),
 });
 
-export function sendMessageTool(send: TextSender) {
+/** The metrics a send reports: its refusal reason ("none" when sent) and its duration. */
+export type SendMetrics = Pick<DaemonMetrics, "sendFinished">;
+
+function reasonOf(error: unknown): string {
+  const data = refusalOf(error)?.data;
+  return typeof data === "object" && data !== null && "reason" in data && typeof data.reason === "string"
+    ? data.reason
+    : "outcome-unknown";
+}
+
+export function sendMessageTool(send: TextSender, metrics?: SendMetrics) {
   return defineTool({
     name: "send_message",
     title: "Send a message",
@@ -43,7 +55,16 @@ export function sendMessageTool(send: TextSender) {
           `Invalid params: _meta["${SEND_OPTIONS_META_KEY}"] must be {failureDelivery?: "result" | "inbound"}`,
         );
       }
-      return send.sendText(args.to, args.text, options.data?.failureDelivery ?? "result");
+      if (metrics === undefined) return send.sendText(args.to, args.text, options.data?.failureDelivery ?? "result");
+      const started = performance.now();
+      try {
+        const result = await send.sendText(args.to, args.text, options.data?.failureDelivery ?? "result");
+        metrics.sendFinished("none", (performance.now() - started) / 1000);
+        return result;
+      } catch (error) {
+        metrics.sendFinished(reasonOf(error), (performance.now() - started) / 1000);
+        throw error;
+      }
     },
     onInvalidResult: (issues) =>
       new ToolRefusal(SEND_REFUSED_CODE, "Send outcome unknown", {

@@ -1,4 +1,7 @@
-/** Owner API for trust: the list, only ever changed here. Trusting a sender releases its holds. */
+/**
+ * Owner API for trust: the list, only ever changed here. Trusting a sender releases its holds, and
+ * says whether the router knows that name (a name nobody registered yet is trusted all the same).
+ */
 import { isAgentName } from "@social-harness/protocol";
 import * as z from "zod";
 import { ownerProcedure, router } from "../owner/trpc.js";
@@ -10,9 +13,13 @@ export const trustRouter = router({
     policy: ctx.services.trust.policy,
     trusted: await ctx.services.trust.list(),
   })),
-  add: ownerProcedure
-    .input(z.object({ name: AgentName }))
-    .mutation(({ ctx, input }) => ctx.services.admission.trustSender(input.name)),
+  add: ownerProcedure.input(z.object({ name: AgentName })).mutation(async ({ ctx, input }) => {
+    const [result, registered] = await Promise.all([
+      ctx.services.admission.trustSender(input.name),
+      ctx.services.registered(input.name),
+    ]);
+    return { ...result, registered };
+  }),
   remove: ownerProcedure
     .input(z.object({ name: AgentName }))
     .mutation(({ ctx, input }) => ctx.services.trust.remove(input.name)),

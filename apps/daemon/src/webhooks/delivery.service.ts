@@ -14,6 +14,7 @@ import type { CallbackSender } from "./callback-client.js";
 import { buildOccurrence } from "./event-occurrence.js";
 import type { SecretVault } from "./secret-vault.js";
 import { callbackHeaders, parseWebhookSecret } from "./signing.js";
+import type { DaemonMetrics } from "../metrics/daemon-metrics.js";
 import type { FailureCategory } from "./webhooks.schema.js";
 import {
   clearOccurrence,
@@ -21,6 +22,7 @@ import {
   discardSettledOccurrences,
   findOccurrence,
   findSubscription,
+  insertAttempt,
   insertOccurrence,
   recordReceipt,
   retainedSubscriptions,
@@ -88,6 +90,14 @@ export interface DeliveryDeps {
   readonly clock?: Clock;
   /** Jitter source in [0, 1). */
   readonly random?: () => number;
+  readonly metrics?: Pick<DaemonMetrics, "webhookAttempted" | "acknowledged">;
+}
+
+interface Attempt {
+  readonly subscriptionId: string;
+  readonly retry: boolean;
+  readonly latencyMs: number;
+  readonly at: number;
 }
 
 /** The delay before retry number `attempts` (1-based): equal jitter over a capped doubling. */
@@ -236,6 +246,7 @@ export class WebhookDelivery {
     const key = this.signingKey(subscription);
     const controller = new AbortController();
     this.inFlight = { subscriptionId: subscription.id, controller };
+    const started = this.clock.now();
     let outcome;
     try {
       outcome = await this.deps.sender.post({
@@ -256,13 +267,14 @@ export class WebhookDelivery {
     }
     if (outcome.kind === "cancelled") return "now";
     const at = this.clock.now();
+    const attempt = { subscriptionId: subscription.id, retry: subscription.attempts > 0, latencyMs: at - started, at };
     if (outcome.kind === "response" && outcome.status >= 200 && outcome.status <= 299) {
-      await this.retire(subscription.id, occurrence, at);
+      await this.retire(occurrence, attempt);
       return "now";
     }
     const category = outcome.kind === "failure" ? outcome.category : categoryOf(outcome.status);
     const terminal = outcome.kind === "response" && TERMINAL_STATUSES.has(outcome.status) ? outcome.status : null;
-    await this.fail(subscription.id, category, terminal, at);
+    await this.fail({ ...attempt, category }, terminal);
     return "now";
   }
 
@@ -276,7 +288,8 @@ export class WebhookDelivery {
     return key;
   }
 
-  private async retire(subscriptionId: string, occurrence: OccurrenceRow, at: number): Promise<void> {
+  private async retire(occurrence: OccurrenceRow, attempt: Attempt): Promise<void> {
+    const { subscriptionId, at } = attempt;
     const retired = await this.deps.store.db.transaction().execute(async (trx) => {
       const current = await findSubscription(trx, subscriptionId);
       // Revoked meanwhile: the item stays pending for read_inbox or a later consumer.
@@ -284,19 +297,25 @@ export class WebhookDelivery {
       if (!(await clearOccurrence(trx, subscriptionId, occurrence.eventId))) return false;
       await this.deps.inbox.settleIn(trx, occurrence.token, "acknowledged", `webhook:${subscriptionId}`, at);
       await recordReceipt(trx, subscriptionId, at);
+      await insertAttempt(trx, { ...attempt, outcome: "delivered", category: null });
       // The next item's occurrence rides on this commit, so the next step finds it stored.
       const next = await this.deps.inbox.oldestPending(trx);
       if (next !== undefined) await insertOccurrence(trx, occurrenceOf(subscriptionId, next, at));
       return true;
     });
-    if (retired) this.deps.inbox.changed();
+    if (!retired) return;
+    this.deps.metrics?.webhookAttempted("delivered", attempt.retry);
+    this.deps.metrics?.acknowledged();
+    this.deps.inbox.changed();
   }
 
-  private async fail(subscriptionId: string, category: FailureCategory, terminal: number | null, at: number) {
-    await this.deps.store.db.transaction().execute(async (trx) => {
+  private async fail(attempt: Attempt & { category: FailureCategory }, terminal: number | null) {
+    const { subscriptionId, category, at } = attempt;
+    const outcome = await this.deps.store.db.transaction().execute(async (trx) => {
       const counted = await countFailure(trx, subscriptionId, { category, at });
-      if (counted === undefined || counted.state !== "active") return;
+      if (counted === undefined || counted.state !== "active") return undefined;
       const window = at - (counted.failingSince ?? at);
+      let suspended = true;
       if (terminal !== null) {
         await scheduleRetry(trx, subscriptionId, { suspend: true, terminalStatus: terminal });
         this.deps.log.warn({ subscription: subscriptionId, status: terminal }, "webhook receiver rejected terminally");
@@ -304,9 +323,14 @@ export class WebhookDelivery {
         await scheduleRetry(trx, subscriptionId, { suspend: true, terminalStatus: null });
         this.deps.log.warn({ subscription: subscriptionId, attempts: counted.attempts }, "webhook suspended");
       } else {
+        suspended = false;
         const delay = retryDelayMs(counted.attempts, this.schedule, this.random);
         await scheduleRetry(trx, subscriptionId, { nextAttemptAt: at + delay });
       }
+      const outcome = suspended ? "suspended" : "failed";
+      await insertAttempt(trx, { ...attempt, outcome });
+      return outcome;
     });
+    if (outcome !== undefined) this.deps.metrics?.webhookAttempted(outcome, attempt.retry);
   }
 }

@@ -28,6 +28,7 @@ import {
   findSubscription,
   hasOccurrence,
   liftSuspension,
+  countTroubled,
   listSubscriptions,
   refreshRegistration,
   retainedSubscriptions,
@@ -202,6 +203,11 @@ export class Subscriptions {
     if (row === undefined || row.state === "revoked") throw new WebhookError({ kind: "unknown-subscription" });
     await this.revokeNow(id, principal);
     return {};
+  }
+
+  /** Registrations suspended, and active ones whose deliveries are failing. */
+  troubled(): Promise<{ suspended: number; failing: number }> {
+    return countTroubled(this.deps.store.db);
   }
 
   async list(): Promise<SubscriptionStatus[]> {

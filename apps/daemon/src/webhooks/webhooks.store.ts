@@ -334,3 +334,39 @@ export async function discardSettledOccurrences(db: DbOrTrx): Promise<number> {
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+export interface AttemptRecord {
+  readonly subscriptionId: string;
+  readonly outcome: "delivered" | "failed" | "suspended";
+  readonly category: FailureCategory | null;
+  readonly retry: boolean;
+  readonly latencyMs: number;
+  readonly at: number;
+}
+
+/** One delivery attempt's outcome for the Overview (no URL, status line or body). */
+export async function insertAttempt(db: DbOrTrx, attempt: AttemptRecord): Promise<void> {
+  await db
+    .insertInto("webhook_attempts")
+    .values({
+      subscription_id: attempt.subscriptionId,
+      outcome: attempt.outcome,
+      category: attempt.category,
+      retry: attempt.retry ? 1 : 0,
+      latency_ms: attempt.latencyMs,
+      at: attempt.at,
+    })
+    .execute();
+}
+
+/** How many registrations are in each state that needs the owner: suspended, or active but failing. */
+export async function countTroubled(db: DbOrTrx): Promise<{ suspended: number; failing: number }> {
+  const row = await db
+    .selectFrom("webhook_subscriptions")
+    .select((eb) => [
+      eb.fn.sum<number>(eb("state", "=", "suspended")).as("suspended"),
+      eb.fn.sum<number>(eb.and([eb("state", "=", "active"), eb("failing_since", "is not", null)])).as("failing"),
+    ])
+    .executeTakeFirst();
+  return { suspended: Number(row?.suspended ?? 0), failing: Number(row?.failing ?? 0) };
+}

@@ -25,7 +25,10 @@ describe("collective requests held for an untrusted sender", () => {
     const { operationId } = await net.send("alice", "agent:bob", gather("ETA, once trusted?", 60));
     await heldCount(1);
     expect(await readAll(net.agent("bob"))).toEqual([]);
-    expect(await ownerClient(net.agent("bob").daemon).trust.add.mutate({ name: "alice" })).toEqual({ released: 1 });
+    expect(await ownerClient(net.agent("bob").daemon).trust.add.mutate({ name: "alice" })).toEqual({
+      released: 1,
+      registered: true,
+    });
     const [request] = await waitForKind(net.agent("bob"), "collectiveRequest");
     expect(request!.item).toMatchObject({ kind: "collectiveRequest", id: operationId, from: "agent:alice" });
     expect(await net.send("bob", "agent:alice", '{"action":"accept","content":{"eta":4}}')).toEqual({ operationId });
@@ -39,7 +42,10 @@ describe("collective requests held for an untrusted sender", () => {
     const { operationId } = await net.send("carol", "agent:bob", gather("ETA, too late?", 1));
     await heldCount(1);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(await ownerClient(net.agent("bob").daemon).trust.add.mutate({ name: "carol" })).toEqual({ released: 1 });
+    expect(await ownerClient(net.agent("bob").daemon).trust.add.mutate({ name: "carol" })).toEqual({
+      released: 1,
+      registered: true,
+    });
     const [failed] = await waitForKind(net.agent("bob"), "operationFailed");
     expect(failed!.item).toEqual({
       kind: "operationFailed",

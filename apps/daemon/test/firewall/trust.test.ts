@@ -52,7 +52,7 @@ describe("trust, then the firewall", () => {
     ]);
     expect((await owner().firewall.checks.query({})).checks).toEqual([]);
 
-    expect(await owner().trust.add.mutate({ name: "alice" })).toEqual({ released: 2 });
+    expect(await owner().trust.add.mutate({ name: "alice" })).toEqual({ released: 2, registered: true });
     await waitFor(net.agent("bob"), (e) => textOf(e) === "hello bob");
     const firewallHold = await eventually(async () => {
       const { holds } = await owner().holds.list.query();

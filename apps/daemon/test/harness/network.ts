@@ -20,9 +20,11 @@ export class Network {
 
   static async start(
     names: readonly string[],
-    options: Partial<DaemonOptions> & { database?: string } = {},
+    options: Partial<DaemonOptions> & { database?: string; routerArgs?: readonly string[] } = {},
   ): Promise<Network> {
-    const network = new Network(await RouterProcess.start({ database: options.database }));
+    const network = new Network(
+      await RouterProcess.start({ database: options.database, extraArgs: options.routerArgs }),
+    );
     await Promise.all(names.map((name) => network.add(name, options)));
     return network;
   }

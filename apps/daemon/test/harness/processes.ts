@@ -37,6 +37,8 @@ export class RouterProcess {
     readonly url: string,
     readonly dataDir: string,
     readonly args: string[],
+    /** The router's /metrics URL, when it was started with --metrics-listen. */
+    readonly metricsUrl?: string,
   ) {}
 
   static async start(
@@ -48,7 +50,7 @@ export class RouterProcess {
     args.push(...(options.extraArgs ?? []));
     const { proc, ready } = run(args);
     const line = await ready;
-    return new RouterProcess(proc, line.router as string, dataDir, args);
+    return new RouterProcess(proc, line.router as string, dataDir, args, line.metrics as string | undefined);
   }
 
   /** Starts a router again on the same data directory and address. */

@@ -31,6 +31,7 @@ import { membersOf } from "../conversations/conversations.store.js";
 import type { GenesisCoordinator } from "../conversations/genesis.service.js";
 import type { Registrar } from "../registry/registration.service.js";
 import { findAgents } from "../registry/registry.store.js";
+import type { RouterMetrics } from "../metrics/router-metrics.js";
 import { LinkSession } from "./session.js";
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -41,6 +42,7 @@ export interface LinkServerDeps extends AppendContext {
   readonly genesis: GenesisCoordinator;
   readonly registrar: Registrar;
   readonly log: Logger;
+  readonly metrics?: RouterMetrics;
 }
 
 type LinkErrorFrame = Extract<RouterFrame, { t: "link-error" }>;
@@ -261,14 +263,16 @@ export class LinkServer {
         });
         return;
       }
-      case "propose":
-        return this.answer(
-          session,
-          frame.id,
-          await appendPost(this.deps, this.deps.appends, session, frame.record, frame.signature),
-        );
-      case "open-group":
-        return this.answer(session, frame.id, await this.deps.genesis.open(session, frame.record, frame.signature));
+      case "propose": {
+        const started = performance.now();
+        const outcome = await appendPost(this.deps, this.deps.appends, session, frame.record, frame.signature);
+        return this.answer(session, frame.id, outcome, started);
+      }
+      case "open-group": {
+        const started = performance.now();
+        const outcome = await this.deps.genesis.open(session, frame.record, frame.signature);
+        return this.answer(session, frame.id, outcome, started);
+      }
       case "cosign":
         this.deps.bus.publish({
           type: "cosign",
@@ -289,7 +293,12 @@ export class LinkServer {
     }
   }
 
-  private answer(session: LinkSession, id: number, outcome: AppendOutcome): void {
+  private answer(session: LinkSession, id: number, outcome: AppendOutcome, started: number): void {
+    this.deps.metrics?.answered(
+      outcome.kind,
+      outcome.kind === "refused" ? outcome.reason : undefined,
+      (performance.now() - started) / 1000,
+    );
     switch (outcome.kind) {
       case "certified": {
         const { record } = outcome;
@@ -320,6 +329,11 @@ export class LinkServer {
 
   private storedOf(record: { bytes: Uint8Array; signatures: Uint8Array }) {
     return { record: new Uint8Array(record.bytes), signatures: decodeSignatureList(record.signatures) };
+  }
+
+  /** How many daemons are linked now. */
+  get linkCount(): number {
+    return this.sessions.size;
   }
 
   async close(): Promise<void> {

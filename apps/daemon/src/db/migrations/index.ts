@@ -4,10 +4,12 @@ import { migration0001 } from "./0001_daemon.js";
 import { migration0002 } from "./0002_collectives.js";
 import { migration0003 } from "./0003_webhooks.js";
 import { migration0004 } from "./0004_firewall.js";
+import { migration0005 } from "./0005_observe.js";
 
 export const daemonMigrations: Record<string, Migration> = {
   "0001_daemon": migration0001,
   "0002_collectives": migration0002,
   "0003_webhooks": migration0003,
   "0004_firewall": migration0004,
+  "0005_observe": migration0005,
 };

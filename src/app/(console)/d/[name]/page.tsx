@@ -1,5 +1,5 @@
 /**
- * A daemon's address without a section, /d/<name>, redirects to its first section (the inbox),
+ * A daemon's address without a section, /d/<name>, redirects to its first section (the Overview),
  * so links to a daemon stay valid as sections are added.
  */
 import { redirect } from "next/navigation";
