@@ -66,7 +66,7 @@ async function install(): Promise<string | undefined> {
   if (missing.length === 0) return undefined;
   if (process.getuid?.() !== 0) return `${missing.join(", ")} not installed, and only root can install them`;
   await must("apt-get", ["update", "-qq"]);
-  await must("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing], {
+  await must("apt-get", ["install", "-y", "-qq", ...missing], {
     env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
   });
   return undefined;
