@@ -15,7 +15,7 @@ import { spawnServer, type ServerProcess } from "@social-harness/cli";
 import type { StatementCounts } from "@social-harness/sqlite";
 import { rawToolCall, type Daemon } from "./network.js";
 
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../packages/cli/bin/social-harness.js");
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../apps/cli/bin/social-harness.js");
 const BURST = 100;
 const root = mkdtempSync(path.join(tmpdir(), "sh-count-"));
 const hasStrace = (() => {

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { spawnServer, type ServerProcess } from "@social-harness/cli";
 
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../packages/cli/bin/social-harness.js");
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../apps/cli/bin/social-harness.js");
 
 /** BENCH_PROFILE=<dir> writes a CPU profile of every server process into <dir> when it stops. */
 const PROFILE = process.env.BENCH_PROFILE;

@@ -84,8 +84,8 @@ describe("docker/compose.yaml", () => {
 
   it("builds the command line the images run", () => {
     const dockerfile = dockerfileOf(compose.services.router!);
-    expect(dockerfile).toContain("packages/cli/bin/social-harness.js");
-    expect(existsSync(path.join(here, "../packages/cli/bin/social-harness.js"))).toBe(true);
+    expect(dockerfile).toContain("apps/cli/bin/social-harness.js");
+    expect(existsSync(path.join(here, "../apps/cli/bin/social-harness.js"))).toBe(true);
   });
 
   it("publishes every port on loopback only", () => {

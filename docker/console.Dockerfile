@@ -8,12 +8,12 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 COPY packages/protocol/package.json packages/protocol/
 COPY packages/sqlite/package.json packages/sqlite/
-COPY packages/client/package.json packages/client/
+COPY apps/client/package.json apps/client/
 COPY packages/openclaw/package.json packages/openclaw/
 COPY packages/nanoclaw/package.json packages/nanoclaw/
 COPY apps/router/package.json apps/router/
 COPY apps/daemon/package.json apps/daemon/
-COPY packages/cli/package.json packages/cli/
+COPY apps/cli/package.json apps/cli/
 # Scripts wait for the sources (the root's `prepare` is a build); better-sqlite3 compiles here.
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
 

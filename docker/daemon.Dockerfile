@@ -8,12 +8,12 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 COPY packages/protocol/package.json packages/protocol/
 COPY packages/sqlite/package.json packages/sqlite/
-COPY packages/client/package.json packages/client/
+COPY apps/client/package.json apps/client/
 COPY packages/openclaw/package.json packages/openclaw/
 COPY packages/nanoclaw/package.json packages/nanoclaw/
 COPY apps/router/package.json apps/router/
 COPY apps/daemon/package.json apps/daemon/
-COPY packages/cli/package.json packages/cli/
+COPY apps/cli/package.json apps/cli/
 # Scripts wait for the sources (the root's `prepare` is a build); better-sqlite3 compiles here.
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
 
@@ -21,10 +21,10 @@ FROM deps AS build
 COPY tsconfig.base.json ./
 COPY packages packages
 COPY apps apps
-RUN npx tsc -b packages/cli/tsconfig.build.json \
-  && for p in packages/protocol packages/sqlite apps/router apps/daemon packages/cli; do \
+RUN npx tsc -b apps/cli/tsconfig.build.json \
+  && for p in packages/protocol packages/sqlite apps/router apps/daemon apps/cli; do \
   mkdir -p /out/$p && cp -r $p/package.json $p/dist /out/$p/; done \
-  && cp -r packages/cli/bin /out/packages/cli/
+  && cp -r apps/cli/bin /out/apps/cli/
 
 # Production dependencies of the command line only, without build tools; the addon comes from deps.
 FROM node:24-bookworm-slim AS runtime-deps
@@ -43,7 +43,7 @@ WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=runtime-deps /app/node_modules node_modules
 COPY --from=build /out ./
-RUN ln -s /app/packages/cli/bin/social-harness.js /usr/local/bin/social-harness \
+RUN ln -s /app/apps/cli/bin/social-harness.js /usr/local/bin/social-harness \
   && mkdir -p /data && chown node:node /data
 # Named volumes start as a copy of these directories, so they belong to the node user.
 USER node

@@ -11,7 +11,7 @@ import { connect, tool } from "../apps/daemon/test/harness/mcp.js";
 import { DaemonProcess, removeDirs, tempDir } from "../apps/daemon/test/harness/processes.js";
 import { spawnServer, type ServerProcess } from "@social-harness/cli";
 
-const CLI = path.resolve(import.meta.dirname, "../packages/cli/bin/social-harness.js");
+const CLI = path.resolve(import.meta.dirname, "../apps/cli/bin/social-harness.js");
 
 interface DemoLine {
   console: string;

@@ -53,7 +53,7 @@ function requireBuilds(): void {
   if (!existsSync(path.join(ROOT, ".next/BUILD_ID"))) {
     throw new Error("The console is not built: run `npx next build` (or `npm run test:e2e`, which builds first).");
   }
-  if (!existsSync(path.join(ROOT, "packages/cli/dist/cli.js"))) {
+  if (!existsSync(path.join(ROOT, "apps/cli/dist/cli.js"))) {
     throw new Error("The command line is not built: run `npm run build:node`.");
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Routers and daemons as real processes, started through the real command line
- * (`packages/cli/bin/social-harness.js`) with their stderr in log files. Each keeps its data
+ * (`apps/cli/bin/social-harness.js`) with their stderr in log files. Each keeps its data
  * directory and port, so `kill()` (SIGKILL, no cleanup of any kind) followed by `start()` is a crash
  * and a restart with the same data. An exit nobody asked for is reported, never hidden.
  */
@@ -13,7 +13,7 @@ export const CLI = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   // Run from sources (vitest) or from bench/dist/chaos (npm run chaos).
   fileURLToPath(import.meta.url).includes(`${path.sep}dist${path.sep}`) ? "../../.." : "../..",
-  "packages/cli/bin/social-harness.js",
+  "apps/cli/bin/social-harness.js",
 );
 
 export interface ServerSpec {

@@ -25,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { RawLink } from "./testing/raw-link.js";
 
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../packages/cli/bin/social-harness.js");
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../apps/cli/bin/social-harness.js");
 
 type Certified = Extract<RouterFrame, { t: "certified" }>;
 

@@ -108,6 +108,24 @@ describe("NanoClaw rows against the client's fake daemon (the recorded NanoClaw 
     expect(host.notices("agent:alice")).toEqual([expect.stringContaining("No credentials.")]);
   });
 
+  for (const refusal of ["unavailable", "held"] as const) {
+    it(`leaves a row the local firewall answered ${refusal} to NanoClaw's retry, which a later attempt can pass`, async () => {
+      let attempts = 0;
+      daemon.answerSend = () => {
+        attempts += 1;
+        if (attempts < 3) {
+          throw refuse({ reason: "firewall-refused", checkId: mintId("check"), refusal, feedback: "try later" });
+        }
+        return Promise.resolve({});
+      };
+      expect(await host.deliverRow("agent:alice", { text: "status update" })).toMatchObject({
+        state: "delivered",
+        attempts: 3,
+      });
+      expect(host.notices("agent:alice")).toEqual([]);
+    });
+  }
+
   it("routes an inbound item with the local firewall's guidance set apart as the owner's", async () => {
     daemon.deliver(
       {

@@ -4,8 +4,9 @@
  * platform id. `send_message` returned to the model before this runs, so:
  * - a gather, all_gather or answer is sent with `failureDelivery: "inbound"`: its refusal completes
  *   the call and reaches the model as an operationFailed item;
- * - a text the parser refuses, a refusal no retry can fix, and delivery-pending or outcome-unknown
- *   complete the delivery and tell the model in that conversation (a retry would send again);
+ * - a text the parser refuses, a refusal no retry can fix (the firewall's `refused` included),
+ *   and delivery-pending or outcome-unknown complete the delivery and tell the model in that
+ *   conversation (a retry would send again);
  * - any other failure is thrown, so NanoClaw's own retry takes it.
  */
 import { Effect, Either } from "effect";
@@ -75,8 +76,10 @@ function outcomeOfFailure(to: string, error: SendError | CollectiveError | Firew
         text: `Your message to ${to} was not sent (${error.message}).`,
         completeEvenIfUnreported: false,
       };
-    // The same text would be checked again and refused again; the feedback is for the model.
+    // A refusal would be refused again, so its feedback goes to the model. A judge outage
+    // (`unavailable`) and a hold (a stale capture, a rate window) can pass on a later attempt.
     case "FirewallSendError":
+      if (error.refusal !== "refused") return { kind: "retry", error };
       return {
         kind: "notice",
         text: `Your message to ${to} was not sent: your owner's message firewall ${error.refusal} it (${error.feedback}).`,

@@ -4,7 +4,8 @@
  * sender and membership come from the certified item, never from NanoClaw's own directories.
  * Rendering is pure but for the handoff time, so a replayed delivery renders the same text.
  */
-import type { Content, InboundDelivery, InboundItem, LocalGuidance } from "@social-harness/client";
+import type { InboundDelivery, InboundItem, LocalGuidance } from "@social-harness/client";
+import { collectiveResultLines, contentText } from "@social-harness/client/item-text";
 import { CHANNEL_TYPE, DAEMON_SENDER } from "./names.js";
 
 export interface RenderedMessage {
@@ -24,12 +25,6 @@ export function senderIdOf(sender: string): string {
   return `${CHANNEL_TYPE}:${sender === DAEMON_SENDER ? "daemon" : sender}`;
 }
 
-function contentText(content: Content): string {
-  return content
-    .flatMap((part) => (part.type === "text" ? [part.text] : part.type === "data" ? [JSON.stringify(part.value)] : []))
-    .join("\n");
-}
-
 function bodyOf(item: InboundItem): string {
   switch (item.kind) {
     case "multicast":
@@ -41,24 +36,8 @@ function bodyOf(item: InboundItem): string {
         JSON.stringify(item.requestedSchema),
         `or {"action":"decline"}.`,
       ].join("\n");
-    case "collectiveResult": {
-      const lines = item.outcomes.map(({ member, outcome }) => {
-        switch (outcome.kind) {
-          case "answered":
-            return `- ${member}: answered ${JSON.stringify(outcome.content)}`;
-          case "declined":
-            return `- ${member}: declined`;
-          case "invalid":
-            return `- ${member}: answered outside the form (${outcome.reason})`;
-          case "no-answer":
-            return `- ${member}: no answer`;
-          case "withheld":
-            return `- ${member}: withheld by your local firewall (${outcome.reason})`;
-        }
-      });
-      const question = typeof item.question === "string" ? item.question : "(withheld by your local firewall)";
-      return [`Result of your ${item.op} ${item.id}: ${question}`, ...lines].join("\n");
-    }
+    case "collectiveResult":
+      return collectiveResultLines(item).join("\n");
     case "operationFailed":
       return `Your operation ${item.id} to ${item.to} failed: ${item.error}`;
   }

@@ -6,6 +6,7 @@
 import { mintId } from "@social-harness/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { refuse, startFakeDaemon, type FakeDaemon } from "../../client/src/testing/fake-daemon.js";
+import type { InboundContext } from "./sdk.js";
 import { ContractHost } from "./testing/contract-host.js";
 
 const UNCERTAIN = {
@@ -251,5 +252,97 @@ describe("the social-harness channel's inbound dispatch (against the client's fa
     expect(result).toContain('- agent:carol: answered {"ready":true}');
     expect(result).toContain("- agent:dave: no answer");
     expect(failed).toContain("unknown-agent: agent:dave");
+  });
+});
+
+describe("acknowledgment after the turn, with OpenClaw's run hooks (against the client's fake daemon)", () => {
+  let daemon: FakeDaemon;
+  let host: ContractHost;
+
+  beforeEach(async () => {
+    daemon = await startFakeDaemon();
+    process.env.SOCIAL_HARNESS_TOKEN = daemon.token;
+    host = new ContractHost({ channel: { endpoint: daemon.url.href, recoveryWaitMs: 1_000 }, hooks: true });
+  });
+  afterEach(async () => {
+    await host.stop();
+    await daemon.stop();
+    delete process.env.SOCIAL_HARNESS_TOKEN;
+  });
+
+  const direct = (text: string) => ({
+    kind: "multicast",
+    message: {
+      kind: "direct",
+      postId: mintId("post"),
+      address: "agent:alice",
+      sender: "agent:alice",
+      content: [{ type: "text", text }],
+    },
+  });
+
+  it("acknowledges an item once the run its dispatch started has ended", async () => {
+    host.behaviour = (_params, ctx) => Promise.resolve(host.agentEnded(ctx));
+    daemon.deliver(direct("hello"));
+    host.start();
+    await expect.poll(() => daemon.pending(), { timeout: 10_000 }).toEqual([]);
+    expect(host.failures).toEqual([]);
+  });
+
+  it("leaves an item pending when OpenClaw failed the message tool itself, and offers it again under a fresh id", async () => {
+    let offers = 0;
+    host.behaviour = (_params, ctx) => {
+      offers += 1;
+      if (offers === 1) host.toolFailed(ctx, "Gateway client authority closed before dispatching message.action.");
+      host.agentEnded(ctx);
+      return Promise.resolve();
+    };
+    daemon.deliver(direct("hello"));
+    host.start();
+    await expect.poll(() => daemon.pending(), { timeout: 10_000 }).toEqual([]);
+    expect(String(host.failures[0])).toContain("Gateway client authority closed");
+    const [first, second] = host.dispatches;
+    expect(second!.MessageSid).toBe(`${first!.MessageSid}~1`);
+    expect(second!.Body).toBe(first!.Body);
+  });
+
+  it("counts the plugin's own refusal, which the model saw, as a handled turn", async () => {
+    host.behaviour = async (_params, ctx) => {
+      await host.action("send", { to: "nobody", message: "hi" }, undefined, ctx.SessionKey).catch((error: Error) => {
+        host.turns.toolCalled({ toolName: "message", error: error.message }, { sessionKey: ctx.SessionKey });
+      });
+      host.agentEnded(ctx);
+    };
+    daemon.deliver(direct("hello"));
+    host.start();
+    await expect.poll(() => daemon.pending(), { timeout: 10_000 }).toEqual([]);
+    expect(host.failures).toEqual([]);
+    expect(host.dispatches).toHaveLength(1);
+  });
+
+  it("waits for the run OpenClaw's restart recovery owns when the dispatch started none, and acknowledges after it", async () => {
+    let recovered: InboundContext | undefined;
+    host.behaviour = (_params, ctx) => {
+      recovered = ctx;
+      return Promise.resolve();
+    };
+    daemon.deliver(direct("hello"));
+    host.start();
+    await expect.poll(() => recovered !== undefined, { timeout: 10_000 }).toBe(true);
+    expect(daemon.pending()).toHaveLength(1);
+    host.agentEnded(recovered!);
+    await expect.poll(() => daemon.pending(), { timeout: 10_000 }).toEqual([]);
+    expect(host.failures).toEqual([]);
+  });
+
+  it("acknowledges nothing when no run of the item's session ends (OpenClaw's recovery gave up)", async () => {
+    host.behaviour = () => Promise.resolve();
+    daemon.deliver(direct("hello"));
+    host.start();
+    await expect.poll(() => host.failures.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(String(host.failures[0])).toContain("no agent run");
+    expect(daemon.pending()).toHaveLength(1);
+    await expect.poll(() => host.dispatches.length, { timeout: 10_000 }).toBeGreaterThan(1);
+    expect(host.dispatches[1]!.MessageSid).toBe(`${host.dispatches[0]!.MessageSid}~1`);
   });
 });

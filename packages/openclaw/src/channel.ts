@@ -6,8 +6,9 @@
  */
 import { Effect } from "effect";
 import { acquireHarnessEndpoint, type HarnessEndpoint } from "@social-harness/client";
-import { ACCOUNT_ID, CHANNEL_ID, readToken, resolveAccount, type Account } from "./config.js";
-import { runAccount, type Endpoints } from "./inbound.js";
+import { ACCOUNT_ID, CHANNEL_ID, readToken, resolveAccount, seesTurns, type Account } from "./config.js";
+import { inClientRequest, type GatewayContext } from "./detach.js";
+import { runAccount, type Endpoints, type TurnTracking } from "./inbound.js";
 import { chatTypeOf } from "./render.js";
 import type {
   AgentToolResult,
@@ -17,12 +18,30 @@ import type {
   PluginRuntime,
 } from "./sdk.js";
 import { isAddress, sendText, type SendOutcome } from "./send.js";
+import type { Turns } from "./turns.js";
 
 const ACTIONS = ["send", "reply"] as const;
 
+/** What OpenClaw's `register` gave the plugin beyond its runtime. */
+export interface HostBindings {
+  /** The turns the plugin's hooks watch; undefined where OpenClaw offers no hooks. */
+  readonly turns?: () => Turns | undefined;
+  /** The gateway's own async context, in which an account a client request started runs. */
+  readonly gatewayContext?: () => GatewayContext | undefined;
+}
+
 /** A channel plugin bound to the runtime OpenClaw hands `register`. */
-export function createChannelPlugin(runtime: () => PluginRuntime): ChannelPlugin<Account> {
+export function createChannelPlugin(runtime: () => PluginRuntime, host: HostBindings = {}): ChannelPlugin<Account> {
   const endpoints: Endpoints = new Map();
+  const tracking: TurnTracking = {
+    turns: (cfg) => (seesTurns(cfg) ? host.turns?.() : undefined),
+    unhandled: new Map(),
+  };
+  const startAccount = async (ctx: Parameters<ChannelPlugin<Account>["gateway"]["startAccount"]>[0]) => {
+    const start = () => runAccount(ctx, runtime(), endpoints, tracking);
+    const gateway = host.gatewayContext?.();
+    return gateway !== undefined && (await inClientRequest()) ? gateway(start) : start();
+  };
 
   // A send in a process without the running account (OpenClaw's CLI running an action locally)
   // opens its own endpoint for that one send.
@@ -54,10 +73,17 @@ export function createChannelPlugin(runtime: () => PluginRuntime): ChannelPlugin
       typeof params.to === "string" ? params.to : typeof params.target === "string" ? params.target : undefined;
     const to = ctx.action === "reply" ? (given ?? ctx.toolContext?.currentChannelId) : given;
     const text = typeof params.message === "string" ? params.message : undefined;
-    if (to === undefined) throw new Error(`${ctx.action} needs a target: agent:<name> or group:<name>,<name>,…`);
-    if (text === undefined) throw new Error(`${ctx.action} needs a message`);
+    const refuse = (message: string) => {
+      host.turns?.()?.ownRefusal(ctx.sessionKey, message);
+      return new Error(message);
+    };
+    if (to === undefined) throw refuse(`${ctx.action} needs a target: agent:<name> or group:<name>,<name>,…`);
+    if (text === undefined) throw refuse(`${ctx.action} needs a message`);
     const outcome = await send(ctx.cfg, ctx.accountId, to.trim(), text);
-    if (!outcome.ok) throw new Error(outcome.error);
+    if (!outcome.ok) {
+      host.turns?.()?.ownRefusal(ctx.sessionKey, outcome.error);
+      throw new Error(outcome.error);
+    }
     return { content: [{ type: "text", text: JSON.stringify(outcome) }], details: outcome };
   };
 
@@ -96,7 +122,7 @@ export function createChannelPlugin(runtime: () => PluginRuntime): ChannelPlugin
         hint: "agent:<name> for one agent, group:<name>,<name>,… for a group (3 to 32 members including you)",
       },
     },
-    gateway: { startAccount: (ctx) => runAccount(ctx, runtime(), endpoints) },
+    gateway: { startAccount },
     actions: {
       describeMessageTool: () => ({ actions: ACTIONS }),
       supportsAction: ({ action }) => (ACTIONS as readonly string[]).includes(action),

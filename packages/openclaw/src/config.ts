@@ -19,6 +19,8 @@ const ChannelSectionSchema = z.strictObject({
   tokenFile: z.string().min(1).optional(),
   /** Milliseconds one daemon request may take (default 60,000); a send past it is outcome-unknown. */
   requestTimeoutMs: z.int().min(1_000).max(600_000).optional(),
+  /** Milliseconds a skipped dispatch waits for the turn OpenClaw's restart recovery runs (default 180,000). */
+  recoveryWaitMs: z.int().min(1_000).max(3_600_000).optional(),
 });
 
 /** A resolved account: the section as validated, or why it cannot run. */
@@ -30,6 +32,7 @@ export type Account =
       readonly endpoint: URL;
       readonly tokenFile?: string;
       readonly requestTimeoutMs?: number;
+      readonly recoveryWaitMs?: number;
     }
   | { readonly accountId: string; readonly configured: false; readonly enabled: false; readonly problem: string };
 
@@ -53,7 +56,7 @@ export function resolveAccount(cfg: OpenClawConfig, accountId?: string | null): 
       .join("; ");
     return { accountId: id, configured: false, enabled: false, problem };
   }
-  const { enabled, endpoint, tokenFile, requestTimeoutMs } = parsed.data;
+  const { enabled, endpoint, tokenFile, requestTimeoutMs, recoveryWaitMs } = parsed.data;
   return {
     accountId: id,
     configured: true,
@@ -61,6 +64,7 @@ export function resolveAccount(cfg: OpenClawConfig, accountId?: string | null): 
     endpoint: new URL(endpoint),
     ...(tokenFile === undefined ? {} : { tokenFile }),
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+    ...(recoveryWaitMs === undefined ? {} : { recoveryWaitMs }),
   };
 }
 
@@ -70,4 +74,11 @@ export function resolveAccount(cfg: OpenClawConfig, accountId?: string | null): 
  */
 export function readToken(account: { readonly tokenFile?: string }): string | undefined {
   return account.tokenFile === undefined ? undefined : readFileSync(account.tokenFile, "utf8").trim();
+}
+
+/** Whether the owner lets this plugin see agent runs end (`plugins.entries.<id>.hooks.allowConversationAccess`). */
+export function seesTurns(cfg: OpenClawConfig): boolean {
+  const plugins = cfg.plugins as
+    { entries?: Record<string, { hooks?: { allowConversationAccess?: unknown } }> } | undefined;
+  return plugins?.entries?.[CHANNEL_ID]?.hooks?.allowConversationAccess === true;
 }

@@ -1,9 +1,10 @@
 /**
  * The channel account's life (seed 000 "Delivery handoff", "Native host attention"): hold one
  * HarnessEndpoint, hand each inbound item to OpenClaw's stock channel dispatch, and acknowledge
- * it only once that dispatch has resolved, which is after the whole agent run it started. A
- * dispatch that fails ends the account with that failure and leaves the item pending; OpenClaw
- * restarts a failed account on its own schedule and the item is offered again, unchanged.
+ * it only once a run of its session has ended (the dispatch's own, or the one OpenClaw's restart
+ * recovery runs for it) with no message tool call OpenClaw itself failed. Otherwise the account
+ * ends with that failure and the item stays pending; OpenClaw restarts a failed account on its own
+ * schedule and the item is offered again, unchanged, under a fresh host message id.
  */
 import { Cause, Data, Effect, Exit } from "effect";
 import {
@@ -14,7 +15,8 @@ import {
 } from "@social-harness/client";
 import { CHANNEL_ID, readToken, type Account } from "./config.js";
 import { renderDelivery, type RenderedItem } from "./render.js";
-import type { ChannelGatewayContext, ChannelRuntime, InboundContext, PluginRuntime } from "./sdk.js";
+import type { ChannelGatewayContext, ChannelRuntime, InboundContext, OpenClawConfig, PluginRuntime } from "./sdk.js";
+import type { Turns } from "./turns.js";
 
 /** OpenClaw's dispatch of one item failed; the item stays pending. */
 export class DispatchFailed extends Data.TaggedError("DispatchFailed")<{ readonly cause: unknown }> {
@@ -26,12 +28,23 @@ export class DispatchFailed extends Data.TaggedError("DispatchFailed")<{ readonl
 /** The live endpoints of this gateway's running accounts, which sends use. */
 export type Endpoints = Map<string, HarnessEndpoint>;
 
+/** How long a dispatch OpenClaw skipped waits for the run its restart recovery owns (default). */
+export const RECOVERY_WAIT_MS = 180_000;
+
+/** What the account needs beyond its endpoint: the hooks' view of turns, and retried items. */
+export interface TurnTracking {
+  /** The hooks' view of turns, when OpenClaw lets the plugin see them; else dispatch resolution counts. */
+  readonly turns: (cfg: OpenClawConfig) => Turns | undefined;
+  /** How many times each item (by message id) was offered and not handled, in this gateway process. */
+  readonly unhandled: Map<string, number>;
+}
+
 function withoutPrefix(address: string): string {
   return address.replace(/^(agent|group):/, "");
 }
 
 /** The inbound context OpenClaw's dispatch receives for one rendered delivery. */
-export function inboundContext(item: RenderedItem, accountId: string, sessionKey: string): InboundContext {
+export function inboundContext(item: RenderedItem, accountId: string, sessionKey: string, offer = 0): InboundContext {
   const group =
     item.members === undefined
       ? item.chatType === "group"
@@ -49,7 +62,8 @@ export function inboundContext(item: RenderedItem, accountId: string, sessionKey
     OriginatingChannel: CHANNEL_ID,
     Provider: CHANNEL_ID,
     Surface: CHANNEL_ID,
-    MessageSid: item.messageId,
+    // A re-offer after an unhandled turn gets a fresh id, which OpenClaw's duplicate checks let through.
+    MessageSid: offer === 0 ? item.messageId : `${item.messageId}~${offer}`,
     ChatType: item.chatType,
     ConversationLabel: item.conversation,
     SenderId: item.sender,
@@ -62,12 +76,13 @@ export function inboundContext(item: RenderedItem, accountId: string, sessionKey
   };
 }
 
-/** Hands one delivery to OpenClaw and resolves when the agent run it started has ended. */
+/** Hands one delivery to OpenClaw; resolves once a turn handled it, and rejects when none did. */
 export async function dispatchDelivery(
   delivery: InboundDelivery,
   ctx: ChannelGatewayContext<Account>,
   channel: ChannelRuntime,
   runtime: PluginRuntime,
+  tracking: TurnTracking,
 ): Promise<void> {
   // The live config, not the snapshot the account started with (hot reloads keep the account).
   const cfg = runtime.config?.current() ?? ctx.cfg;
@@ -78,7 +93,12 @@ export async function dispatchDelivery(
     accountId: ctx.accountId,
     peer: { kind: rendered.chatType, id: withoutPrefix(rendered.conversation) },
   });
-  const inbound = channel.reply.finalizeInboundContext(inboundContext(rendered, ctx.accountId, route.sessionKey));
+  const offer = tracking.unhandled.get(rendered.messageId) ?? 0;
+  const inbound = channel.reply.finalizeInboundContext(
+    inboundContext(rendered, ctx.accountId, route.sessionKey, offer),
+  );
+  const turns = tracking.turns(cfg);
+  turns?.begin(route.sessionKey);
   await channel.reply.dispatchReplyWithBufferedBlockDispatcher({
     ctx: inbound,
     cfg,
@@ -97,6 +117,15 @@ export async function dispatchDelivery(
     // OpenClaw's stock tool-only visible-reply mode: finals stay private.
     replyOptions: { sourceReplyDeliveryMode: "message_tool_only" },
   });
+  if (turns === undefined) return;
+  const account = ctx.account.configured ? ctx.account : undefined;
+  const outcome = await turns.settle(route.sessionKey, account?.recoveryWaitMs ?? RECOVERY_WAIT_MS, ctx.abortSignal);
+  if (outcome.handled) {
+    tracking.unhandled.delete(rendered.messageId);
+    return;
+  }
+  tracking.unhandled.set(rendered.messageId, offer + 1);
+  throw new Error(`${rendered.conversation}'s item ${rendered.messageId} stays pending: ${outcome.reason}`);
 }
 
 /**
@@ -107,6 +136,7 @@ export async function runAccount(
   ctx: ChannelGatewayContext<Account>,
   runtime: PluginRuntime,
   endpoints: Endpoints,
+  tracking: TurnTracking,
 ): Promise<void> {
   const { account, accountId } = ctx;
   if (!account.configured) throw new Error(`social-harness account ${accountId} is not configured: ${account.problem}`);
@@ -128,9 +158,14 @@ export async function runAccount(
       );
       ctx.setStatus({ accountId, running: true, connected: true, lastConnectedAt: Date.now(), lastError: null });
       ctx.log?.info?.(`connected to the Social Harness daemon at ${account.endpoint.href}`);
+      if (tracking.turns(runtime.config?.current() ?? ctx.cfg) === undefined) {
+        ctx.log?.warn?.(
+          `without plugins.entries.${CHANNEL_ID}.hooks.allowConversationAccess: true the plugin cannot see a turn end, so it acknowledges an item once OpenClaw's dispatch resolves, even one OpenClaw skipped`,
+        );
+      }
       yield* forEachDelivery(endpoint, (delivery) =>
         Effect.tryPromise({
-          try: () => dispatchDelivery(delivery, ctx, channel, runtime),
+          try: () => dispatchDelivery(delivery, ctx, channel, runtime, tracking),
           catch: (cause) => new DispatchFailed({ cause }),
         }),
       );

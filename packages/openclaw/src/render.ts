@@ -4,7 +4,8 @@
  * item the daemon certified and classified; nothing is inferred from OpenClaw's own directories
  * (seed 000 "Delivery projection"). Rendering is pure, so a replayed delivery renders the same.
  */
-import type { Content, InboundDelivery, InboundItem, LocalGuidance } from "@social-harness/client";
+import type { InboundDelivery, InboundItem, LocalGuidance } from "@social-harness/client";
+import { collectiveResultLines, contentText } from "@social-harness/client/item-text";
 
 export interface RenderedItem {
   /** The conversation's address: `agent:<name>` or the canonical `group:` address. */
@@ -28,23 +29,6 @@ export function chatTypeOf(address: string): "direct" | "group" {
   return address.startsWith("group:") ? "group" : "direct";
 }
 
-/** Text parts verbatim, data parts as JSON, each on its own line. */
-export function contentText(content: Content): string {
-  return content
-    .map((part) => {
-      switch (part.type) {
-        case "text":
-          return part.text;
-        case "data":
-          return JSON.stringify(part.value);
-        case "collective":
-          return "";
-      }
-    })
-    .filter((line) => line !== "")
-    .join("\n");
-}
-
 function answerHint(requestedSchema: unknown): string {
   return [
     `Answer with message(action "reply") whose message is {"action":"accept","content":{...}} filled in to this form:`,
@@ -63,24 +47,8 @@ function renderItemText(item: InboundItem): string {
         item.question,
         answerHint(item.requestedSchema),
       ].join("\n");
-    case "collectiveResult": {
-      const question = typeof item.question === "string" ? item.question : "(withheld by your local firewall)";
-      const outcomes = item.outcomes.map(({ member, outcome }) => {
-        switch (outcome.kind) {
-          case "answered":
-            return `- ${member}: answered ${JSON.stringify(outcome.content)}`;
-          case "declined":
-            return `- ${member}: declined`;
-          case "invalid":
-            return `- ${member}: answered outside the form (${outcome.reason})`;
-          case "no-answer":
-            return `- ${member}: no answer`;
-          case "withheld":
-            return `- ${member}: withheld by your local firewall (${outcome.reason})`;
-        }
-      });
-      return [`Result of your ${item.op} ${item.id} to ${item.to}:`, question, ...outcomes].join("\n");
-    }
+    case "collectiveResult":
+      return collectiveResultLines(item).join("\n");
     case "operationFailed":
       return `Your operation ${item.id} to ${item.to} failed: ${item.error}`;
   }

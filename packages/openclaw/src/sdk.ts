@@ -105,6 +105,8 @@ export interface ChannelMessageActionContext {
   readonly cfg: OpenClawConfig;
   readonly params: Readonly<Record<string, unknown>>;
   readonly accountId?: string | null;
+  /** The session of the turn whose model called the tool. */
+  readonly sessionKey?: string | null;
   readonly toolContext?: { readonly currentChannelId?: string };
 }
 
@@ -158,9 +160,19 @@ export interface ChannelPlugin<Account> {
   };
 }
 
+/** The typed hooks this plugin registers (`PluginHookHandlerMap`, `PluginHookToolContext`). */
+export interface PluginHooks {
+  readonly after_tool_call: (
+    event: { readonly toolName: string; readonly error?: string },
+    ctx: { readonly sessionKey?: string },
+  ) => void;
+  readonly agent_end: (event: { readonly success: boolean }, ctx: { readonly sessionKey?: string }) => void;
+}
+
 /** What `register(api)` receives (`OpenClawPluginApi`), as far as this plugin uses it. */
 export interface OpenClawPluginApi {
   readonly registrationMode?: string;
   readonly runtime: PluginRuntime;
   readonly registerChannel: (registration: { readonly plugin: unknown }) => void;
+  readonly on?: <K extends keyof PluginHooks>(hookName: K, handler: PluginHooks[K]) => void;
 }

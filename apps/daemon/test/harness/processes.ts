@@ -11,7 +11,7 @@ import { spawnServer, type ServerProcess } from "@social-harness/cli";
 
 export const CLI = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
-  "../../../../packages/cli/bin/social-harness.js",
+  "../../../../apps/cli/bin/social-harness.js",
 );
 
 export type Proc = ServerProcess;

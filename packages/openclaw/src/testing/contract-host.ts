@@ -16,6 +16,7 @@ import type {
   OpenClawConfig,
   PluginRuntime,
 } from "../sdk.js";
+import { Turns } from "../turns.js";
 
 export type DispatchBehaviour = (params: DispatchReplyParams, ctx: InboundContext) => Promise<void>;
 
@@ -24,6 +25,12 @@ export interface ContractHostOptions {
   readonly channel: Readonly<Record<string, unknown>>;
   /** How long the host waits before restarting a failed account; OpenClaw waits 5 s and more. */
   readonly restartDelayMs?: number;
+  /**
+   * The host lets the plugin see agent runs end and tool calls fail (OpenClaw's `agent_end` and
+   * `after_tool_call` hooks, with `hooks.allowConversationAccess`); tests fire them with `agentEnded`
+   * and `toolFailed`.
+   */
+  readonly hooks?: boolean;
 }
 
 export class ContractHost {
@@ -38,8 +45,15 @@ export class ContractHost {
   private abort: AbortController | undefined;
   private supervising: Promise<void> | undefined;
 
+  readonly turns = new Turns();
+
   constructor(private readonly options: ContractHostOptions) {
-    this.cfg = { channels: { "social-harness": options.channel } };
+    this.cfg = {
+      channels: { "social-harness": options.channel },
+      ...(options.hooks === true
+        ? { plugins: { entries: { "social-harness": { hooks: { allowConversationAccess: true } } } } }
+        : {}),
+    };
     const channel: ChannelRuntime = {
       routing: {
         resolveAgentRoute: ({ peer }) => ({
@@ -58,7 +72,17 @@ export class ContractHost {
       },
     };
     const runtime: PluginRuntime = { config: { current: () => this.cfg }, channel };
-    this.plugin = createChannelPlugin(() => runtime);
+    this.plugin = createChannelPlugin(() => runtime, options.hooks === true ? { turns: () => this.turns } : {});
+  }
+
+  /** OpenClaw's `agent_end` hook for a run of the session `ctx` was dispatched to. */
+  agentEnded(ctx: InboundContext): void {
+    this.turns.agentEnded({ sessionKey: ctx.SessionKey });
+  }
+
+  /** OpenClaw's `after_tool_call` hook for a message tool call that failed with `error`. */
+  toolFailed(ctx: InboundContext, error: string): void {
+    this.turns.toolCalled({ toolName: "message", error }, { sessionKey: ctx.SessionKey });
   }
 
   /** A behaviour that offers the deliver callback a final, as OpenClaw's automatic mode does. */
@@ -103,6 +127,7 @@ export class ContractHost {
     action: "send" | "reply",
     params: Readonly<Record<string, unknown>>,
     current?: string,
+    sessionKey?: string,
   ): Promise<AgentToolResult> {
     return this.plugin.actions.handleAction({
       channel: "social-harness",
@@ -110,6 +135,7 @@ export class ContractHost {
       cfg: this.cfg,
       params: { action, ...params },
       accountId: "default",
+      ...(sessionKey === undefined ? {} : { sessionKey }),
       ...(current === undefined ? {} : { toolContext: { currentChannelId: current } }),
     });
   }

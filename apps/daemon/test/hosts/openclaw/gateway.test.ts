@@ -173,7 +173,7 @@ describe("the real OpenClaw gateway with the social-harness plugin", () => {
     await bobsInboxIsEmpty();
   });
 
-  it("replays the same delivery, token and payload, to a gateway that crashed before acknowledging", async () => {
+  it("replays the delivery to a gateway that crashed mid-turn and acknowledges it only after OpenClaw's recovered turn answers", async () => {
     const reached = gate();
     model.on("crash-turn", () => {
       reached.open();
@@ -186,16 +186,29 @@ describe("the real OpenClaw gateway with the social-harness plugin", () => {
     const [afterCrash] = await readAll(net.agent("bob"));
     expect(JSON.stringify(afterCrash)).toBe(JSON.stringify(before));
     const promptsBefore = model.requestsFor("crash-turn").length;
-    model.on("crash-turn", { tool: { action: "reply", message: "back again" } });
+    const answering = gate();
+    const resume = gate();
+    model.on("crash-turn", async () => {
+      answering.open();
+      await resume.opened;
+      return { tool: { action: "reply", message: "back again" } };
+    });
     await gateway.boot();
+    await answering.opened;
+    // The plugin offered the item again and OpenClaw skipped it (its restart recovery owns the
+    // turn): while the recovered turn runs, the item is still pending, the same token and payload.
+    const [during] = await readAll(net.agent("bob"));
+    expect(JSON.stringify(during)).toBe(JSON.stringify(before));
+    resume.open();
     await waitFor(net.agent("alice"), (e) => textOf(e) === "back again", 1, 120_000);
+    await bobsInboxIsEmpty();
+    // The answer came from OpenClaw's recovered turn, which carries its restart note beside the
+    // transcript of the interrupted one, and from no second turn the replay might have started.
     const replayed = model.requestsFor("crash-turn").slice(promptsBefore);
-    // The host's prompt carries its own clock and session lines; the delivered item is the same.
-    for (const turn of [model.requestsFor("crash-turn")[0]!, replayed[0]!]) {
-      expect(turn.prompt).toContain("agent:alice (direct):\ncrash-turn");
-    }
-    const [stillPending] = await readAll(net.agent("bob"));
-    expect(stillPending).toBeUndefined();
-    expect(before!.item.message.content[0].text).toBe("crash-turn");
+    expect(replayed.length).toBeGreaterThan(0);
+    for (const turn of replayed) expect(JSON.stringify(turn.messages)).toMatch(/interrupted/i);
+    expect(model.requestsFor("crash-turn")[0]!.prompt).toContain("agent:alice (direct):\ncrash-turn");
+    expect((await readAll(net.agent("alice"))).filter((e) => textOf(e) === "back again")).toHaveLength(1);
+    expect(gateway.log()).not.toContain("stays pending");
   });
 });

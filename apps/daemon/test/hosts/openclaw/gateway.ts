@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { hostEnv, type OpenClawHost } from "./host-install.js";
+import { deepMerge, readWalkthrough } from "./readme-walkthrough.js";
 
 export interface GatewayOptions {
   readonly host: OpenClawHost;
@@ -60,10 +61,10 @@ export class Gateway {
     readonly env: NodeJS.ProcessEnv,
     readonly configPath: string,
     readonly port: number,
+    private readonly runArgs: readonly string[] = ["gateway", "run", "--port", String(port), "--verbose"],
   ) {}
 
-  /** Writes the config, installs the plugin from its tarball and starts the gateway. */
-  static async start(options: GatewayOptions): Promise<Gateway> {
+  private static async prepare(options: GatewayOptions) {
     const { dir } = options;
     for (const sub of ["state", "home", "workspace"]) mkdirSync(path.join(dir, sub), { recursive: true });
     const configPath = path.join(dir, "openclaw.json");
@@ -74,7 +75,55 @@ export class Gateway {
       OPENCLAW_CONFIG_PATH: configPath,
       NO_COLOR: "1",
     });
-    const port = await freePort();
+    return { configPath, env, port: await freePort() };
+  }
+
+  /**
+   * Follows the README's walk-through (readme-walkthrough.ts) as written, replacing only the
+   * gateway's port, the model server's address, the paths and the daemon's endpoint and token file.
+   */
+  static async fromReadme(options: GatewayOptions): Promise<Gateway> {
+    const { dir } = options;
+    const { configPath, env, port } = await Gateway.prepare(options);
+    const walkthrough = readWalkthrough();
+    const providers = ((walkthrough.config.models as Record<string, unknown>).providers ?? {}) as Record<
+      string,
+      unknown
+    >;
+    const config = deepMerge(walkthrough.config, {
+      gateway: { port },
+      models: {
+        providers: Object.fromEntries(Object.keys(providers).map((id) => [id, { baseUrl: options.modelBaseUrl }])),
+      },
+      agents: { defaults: { workspace: path.join(dir, "workspace") } },
+      logging: { file: path.join(dir, "openclaw.log") },
+    });
+    writeFileSync(configPath, JSON.stringify(config, null, 2));
+    const tarball = walkthrough.install.find((arg) => arg.startsWith("npm-pack:"));
+    if (tarball === undefined || path.basename(tarball) !== path.basename(options.tarball)) {
+      throw new Error(`the README installs ${tarball}, but npm pack made ${path.basename(options.tarball)}`);
+    }
+    await runCli(
+      options,
+      env,
+      walkthrough.install.map((arg) => (arg === tarball ? `npm-pack:${options.tarball}` : arg)),
+    );
+    const written = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
+    const channel = deepMerge(walkthrough.channel, { channels: { "social-harness": options.channel } });
+    writeFileSync(configPath, JSON.stringify(deepMerge(written, channel), null, 2));
+    const gateway = new Gateway(options, env, configPath, port, walkthrough.run);
+    gateway.installedConfig = written;
+    await gateway.boot();
+    return gateway;
+  }
+
+  /** The config as the plugin install left it (README walk-through only). */
+  installedConfig: Record<string, unknown> = {};
+
+  /** Writes the config, installs the plugin from its tarball and starts the gateway. */
+  static async start(options: GatewayOptions): Promise<Gateway> {
+    const { dir } = options;
+    const { configPath, env, port } = await Gateway.prepare(options);
     const config: Record<string, unknown> = {
       gateway: { mode: "local", port, bind: "loopback", auth: { mode: "none" } },
       models: {
@@ -114,7 +163,12 @@ export class Gateway {
       "--force",
       "--accept-capabilities",
     ]);
-    const installed = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
+    const installed = JSON.parse(readFileSync(configPath, "utf8")) as {
+      plugins: { entries: Record<string, Record<string, unknown>> };
+    };
+    // The plugin sees agent runs end only with conversation access (OpenClaw's docs/plugins/hooks.md).
+    const entry = installed.plugins.entries["social-harness"];
+    installed.plugins.entries["social-harness"] = { ...entry, hooks: { allowConversationAccess: true } };
     writeFileSync(
       configPath,
       JSON.stringify({ ...installed, channels: { "social-harness": options.channel } }, null, 2),
@@ -143,23 +197,27 @@ export class Gateway {
     }
   }
 
-  /** Starts the gateway and waits until the channel account is connected to its daemon. */
-  async boot(): Promise<void> {
+  /** Runs an `openclaw` command against this gateway's config and state; resolves with its output. */
+  cli(args: readonly string[]): Promise<string> {
+    return runCli(this.options, this.env, args);
+  }
+
+  /**
+   * Starts the gateway and waits until it prints `readyText`: by default the channel account's
+   * line saying it is connected to its daemon.
+   */
+  async boot(readyText = "connected to the Social Harness daemon"): Promise<void> {
     const from = this.log().length;
-    const child = spawn(
-      this.options.host.node,
-      [this.options.host.openclaw, "gateway", "run", "--port", String(this.port), "--verbose"],
-      {
-        env: this.env,
-        stdio: ["ignore", "pipe", "pipe"],
-        detached: true,
-      },
-    );
+    const child = spawn(this.options.host.node, [this.options.host.openclaw, ...this.runArgs], {
+      env: this.env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     this.child = child;
     child.stdout?.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
     child.stderr?.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
     this.exited = new Promise((resolve) => child.once("exit", () => resolve()));
-    await this.waitForOutput("connected to the Social Harness daemon", 180_000, from);
+    await this.waitForOutput(readyText, 180_000, from);
   }
 
   /** Stops the gateway: SIGTERM, then SIGKILL to its process group after `graceMs`. */

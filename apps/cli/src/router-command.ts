@@ -15,6 +15,7 @@ import {
   type AdmissionMode,
 } from "@social-harness/router";
 import { parseListen } from "./listen.js";
+import { stopRequested } from "./stop-request.js";
 
 /** The router command's options, exactly as `parseArgs` reads them. */
 export const ROUTER_OPTIONS = {
@@ -62,15 +63,7 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
   if (router.admission.mode === "open" && !isLoopbackHost(host)) {
     log.warn("admission is open: anyone who reaches this router may register any free name");
   }
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      log.info({ signal }, "router stopping");
-      router.close().then(resolve, (error: unknown) => {
-        log.error({ err: error }, "router did not close cleanly");
-        resolve();
-      });
-    };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
-  });
+  const signal = await stopRequested();
+  log.info({ signal }, "router stopping");
+  await router.close().catch((error: unknown) => log.error({ err: error }, "router did not close cleanly"));
 }

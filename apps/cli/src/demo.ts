@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createRegistrationToken } from "@social-harness/router";
+import { stopRequested } from "./stop-request.js";
 import { spawnServer, type ServerProcess } from "./spawn-server.js";
 
 const AGENTS = ["alice", "bob", "carol"] as const;
@@ -20,7 +21,7 @@ const AGENTS = ["alice", "bob", "carol"] as const;
 // idle. The console keeps no state, so it is killed once this grace period has passed.
 const CONSOLE_STOP_GRACE_MS = 3_000;
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const CLI = path.join(REPO, "packages/cli/bin/social-harness.js");
+const CLI = path.join(REPO, "apps/cli/bin/social-harness.js");
 const TOKEN_FILE = "registration.token";
 const TOKEN_TTL_MS = 60 * 60 * 1000;
 
@@ -190,8 +191,7 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
     );
 
     await new Promise<void>((resolve) => {
-      process.once("SIGINT", () => resolve());
-      process.once("SIGTERM", () => resolve());
+      void stopRequested().then(() => resolve());
       for (const child of children) {
         void child.exited.then((code) => {
           process.stderr.write(`a demo process exited (${code}); stopping the network\n`);

@@ -13,6 +13,7 @@ import { pino } from "pino";
 import { FAULT_POINTS, startDaemon, type FaultPoint } from "@social-harness/daemon";
 import { countStatementsTo } from "./statement-counts.js";
 import { parseListen } from "./listen.js";
+import { stopRequested } from "./stop-request.js";
 
 /** The daemon command's options, exactly as `parseArgs` reads them. */
 export const DAEMON_OPTIONS = {
@@ -135,15 +136,7 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
     `${JSON.stringify({ ready: true, name: daemon.name, mcp: daemon.mcpUrl, trpc: daemon.trpcUrl, data: daemon.dataDir })}\n`,
   );
   log.info({ mcp: daemon.mcpUrl }, "daemon ready");
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      log.info({ signal }, "daemon stopping");
-      daemon.close().then(resolve, (error: unknown) => {
-        log.error({ err: error }, "daemon did not close cleanly");
-        resolve();
-      });
-    };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
-  });
+  const signal = await stopRequested();
+  log.info({ signal }, "daemon stopping");
+  await daemon.close().catch((error: unknown) => log.error({ err: error }, "daemon did not close cleanly"));
 }
