@@ -115,14 +115,24 @@ describe("docker/compose.yaml", () => {
     }
   });
 
-  it("installs dependencies in one stage, the same in all three Dockerfiles, before any source is copied", () => {
+  it("installs dependencies in one stage, the same in all three Dockerfiles, from every workspace manifest and no source", () => {
     const stages = ["router.Dockerfile", "daemon.Dockerfile", "console.Dockerfile"].map((file) => {
       const text = readFileSync(path.join(here, file), "utf8");
       return text.slice(text.indexOf("FROM "), text.indexOf("\nFROM deps AS build"));
     });
     expect(new Set(stages).size).toBe(1);
-    for (const line of stages[0]!.split("\n").filter((l) => l.startsWith("COPY ")))
+    const manifests = stages[0]!.split("\n").filter((line) => line.startsWith("COPY "));
+    for (const line of manifests)
       expect(line).toMatch(/^COPY (package\.json package-lock\.json \.\/|\S+\/package\.json \S+\/)$/);
+    const workspaces = (
+      JSON.parse(readFileSync(path.join(here, "../package.json"), "utf8")) as { workspaces: string[] }
+    ).workspaces;
+    expect(
+      manifests
+        .slice(1)
+        .map((line) => line.split(" ")[1])
+        .sort(),
+    ).toEqual(workspaces.map((workspace) => `${workspace}/package.json`).sort());
   });
 
   it("keeps node_modules, .next and .data out of the build context", () => {

@@ -8,7 +8,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 COPY packages/protocol/package.json packages/protocol/
 COPY packages/sqlite/package.json packages/sqlite/
-COPY apps/client/package.json apps/client/
+COPY packages/client/package.json packages/client/
 COPY packages/openclaw/package.json packages/openclaw/
 COPY packages/nanoclaw/package.json packages/nanoclaw/
 COPY apps/router/package.json apps/router/
