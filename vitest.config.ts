@@ -47,7 +47,7 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
-      { test: { name: "console", include: ["src/**/*.test.ts", "docker/**/*.test.ts"] } },
+      { test: { name: "console", include: ["src/**/*.test.ts", "docker/compose.test.ts"] } },
       // The firewall evaluation set and the example policy the bench runs (bench/firewall/).
       { test: { name: "bench", include: ["bench/firewall/**/*.test.ts"] } },
     ],

@@ -9,6 +9,8 @@ const here = path.dirname(new URL(import.meta.url).pathname);
 
 interface Service {
   image?: string;
+  ports?: string[];
+  healthcheck?: { test?: string[]; disable?: boolean };
   build?: { context: string; dockerfile: string };
   entrypoint?: string[];
   command?: string[];
@@ -84,5 +86,57 @@ describe("docker/compose.yaml", () => {
     const dockerfile = dockerfileOf(compose.services.router!);
     expect(dockerfile).toContain("apps/cli/bin/social-harness.js");
     expect(existsSync(path.join(here, "../apps/cli/bin/social-harness.js"))).toBe(true);
+  });
+
+  it("publishes every port on loopback only", () => {
+    const ports = Object.values(compose.services).flatMap((service) => service.ports ?? []);
+    expect(ports).toHaveLength(5);
+    for (const port of ports) expect(port).toMatch(/^127\.0\.0\.1:\$\{[A-Z]+_PORT:-\d+\}:\d+$/);
+  });
+
+  it("gives every service that keeps running a healthcheck, and the one-shot tokens job none", () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      if (name === "tokens") {
+        expect(service.healthcheck).toEqual({ disable: true });
+        continue;
+      }
+      const inImage = service.build !== undefined && dockerfileOf(service).includes("\nHEALTHCHECK ");
+      expect(inImage || service.healthcheck?.test !== undefined, name).toBe(true);
+    }
+  });
+
+  it("builds final images that run as the node user and hold no build tools", () => {
+    for (const file of ["router.Dockerfile", "daemon.Dockerfile", "console.Dockerfile"]) {
+      const text = readFileSync(path.join(here, file), "utf8");
+      const final = text.slice(text.lastIndexOf("\nFROM "));
+      expect(final, file).toMatch(/^\nFROM node:24-bookworm-slim\n/);
+      expect(final, file).toContain("\nUSER node\n");
+      expect(final, file).not.toMatch(/apt-get|g\+\+|npm (ci|install)/);
+    }
+  });
+
+  it("installs dependencies in one stage, the same in all three Dockerfiles, from every workspace manifest and no source", () => {
+    const stages = ["router.Dockerfile", "daemon.Dockerfile", "console.Dockerfile"].map((file) => {
+      const text = readFileSync(path.join(here, file), "utf8");
+      return text.slice(text.indexOf("FROM "), text.indexOf("\nFROM deps AS build"));
+    });
+    expect(new Set(stages).size).toBe(1);
+    const manifests = stages[0]!.split("\n").filter((line) => line.startsWith("COPY "));
+    for (const line of manifests)
+      expect(line).toMatch(/^COPY (package\.json package-lock\.json \.\/|\S+\/package\.json \S+\/)$/);
+    const workspaces = (
+      JSON.parse(readFileSync(path.join(here, "../package.json"), "utf8")) as { workspaces: string[] }
+    ).workspaces;
+    expect(
+      manifests
+        .slice(1)
+        .map((line) => line.split(" ")[1])
+        .sort(),
+    ).toEqual(workspaces.map((workspace) => `${workspace}/package.json`).sort());
+  });
+
+  it("keeps node_modules, .next and .data out of the build context", () => {
+    const ignored = readFileSync(path.join(here, "../.dockerignore"), "utf8").split("\n");
+    for (const entry of ["**/node_modules", "**/.next", "**/.data"]) expect(ignored).toContain(entry);
   });
 });

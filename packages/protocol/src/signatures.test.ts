@@ -64,7 +64,9 @@ describe("ed25519", () => {
     const identity = hex("0100000000000000000000000000000000000000000000000000000000000000");
     const forgery = new Uint8Array(64);
     forgery[0] = 1;
-    expect(verifySignature(identity, hex("01"), forgery)).toBe(true);
+    // OpenSSL 3.0 (Node 20) accepts the forgery; OpenSSL 3.5 (Node 24) refuses small-order keys itself.
+    const [major = 0, minor = 0] = process.versions.openssl.split(".").map(Number);
+    expect(verifySignature(identity, hex("01"), forgery)).toBe(major === 3 && minor < 5);
     expect(verifySignatureStrict(identity, hex("01"), forgery)).toBe(false);
   });
 });
