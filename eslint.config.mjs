@@ -45,7 +45,7 @@ const NOT_FAULTS = {
   message: "Test fault points wrap ports in the composition root only; production code never sees them.",
 };
 const NOT_DEEP = {
-  regex: "^@social-harness/[^/]+/.|(^|/)(apps|packages)/[^/]+/src/",
+  regex: "^@social-harness/[^/]+/(src|dist)(/|$)|(^|/)(apps|packages)/[^/]+/src/",
   message: "Only a package's public entry point (its exports map) is imported across packages.",
 };
 const NOT_HOST_SIDE = {
