@@ -76,7 +76,7 @@ export class Collectives implements CollectiveSender, CollectiveClassifier {
    * Restart recovery (seed 000): before anything is delivered, retires unread requests of the last
    * process and ends the operations it started. Requests admitted from here on are answerable.
    */
-  async recover(): Promise<{ retired: number; failed: number; completed: number }> {
+  async recover(): Promise<{ retired: number; lost: number; failed: number; completed: number }> {
     const recovered = await recoverCollectives(this.deps, this.now);
     this.epoch = await this.deps.inbox.lastId();
     return recovered;

@@ -118,4 +118,23 @@ describe("the firewall and collectives on four daemons", () => {
     expect(atCarol.item.question).toBe("Which slot?");
     expect(atDave.item.question).toEqual(withheld);
   });
+
+  it("answers a question the owner released like any other (defect 10)", async () => {
+    const { operationId } = await net.send("alice", GROUP, ask("all_gather", "Which day?"));
+    const held = await eventually(async () => {
+      const { holds } = await ownerClient(net.agent("dave").daemon).holds.list.query();
+      return holds.find((h) => h.item.id === operationId);
+    });
+    await ownerClient(net.agent("dave").daemon).holds.release.mutate({ holdId: held.id });
+    await waitFor(net.agent("dave"), (e) => e.item.kind === "collectiveRequest" && e.item.id === operationId);
+    await net.send("bob", GROUP, answer("monday"));
+    await net.send("carol", GROUP, answer("tuesday"));
+    await net.send("dave", GROUP, answer("friday"));
+    const atDave = await result("dave", operationId as string);
+    const atAlice = await result("alice", operationId as string);
+    expect(atDave.item.question).toBe("Which day?");
+    const friday = { member: "agent:dave", outcome: { kind: "answered", content: { note: "friday" } } };
+    expect(atDave.item.outcomes).toContainEqual(friday);
+    expect(atAlice.item.outcomes).toContainEqual(friday);
+  });
 });
