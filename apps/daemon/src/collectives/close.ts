@@ -77,7 +77,8 @@ export async function deriveClose(
       continue;
     }
     const verdict = await verdictNow(db, history, answer, verdictOf);
-    if (verdict?.withheld === undefined && verdict?.guidance !== undefined) answers.push({ ...verdict.guidance, member: agentAddress(member) });
+    if (verdict?.withheld === undefined && verdict?.guidance !== undefined)
+      answers.push({ ...verdict.guidance, member: agentAddress(member) });
     outcomes.push({
       member: agentAddress(member),
       outcome:

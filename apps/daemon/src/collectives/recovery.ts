@@ -6,7 +6,13 @@
  * same way, unless it is an all_gather whose close was already certified and stored: its result
  * comes from certified history, so recovery derives it. Either way each operation ends once.
  */
-import { readContent, readRecord, type ClosePart, type CollectivePart, type InboundItem } from "@social-harness/protocol";
+import {
+  readContent,
+  readRecord,
+  type ClosePart,
+  type CollectivePart,
+  type InboundItem,
+} from "@social-harness/protocol";
 import type { DaemonStore, Trx } from "../db/database.js";
 import type { History } from "../history/history.service.js";
 import { localVerdictOf } from "../firewall/local-verdict.js";

@@ -77,7 +77,10 @@ describe("collective state across restarts", () => {
 
   it("retires an answered request silently, before and after its deadline (defect 13)", async () => {
     const asked = [];
-    for (const [question, deadline] of [["answered, then closed?", 3], ["answered, still open?", 120]] as const) {
+    for (const [question, deadline] of [
+      ["answered, then closed?", 3],
+      ["answered, still open?", 120],
+    ] as const) {
       const { operationId } = await net.send("alice", "agent:bob", gather(question, deadline));
       asked.push({ operationId });
       await waitFor(net.agent("bob"), (e) => e.item.id === operationId);

@@ -133,7 +133,7 @@ describe("the firewall and collectives on four daemons", () => {
     const { operationId } = await net.send("alice", GROUP, ask("all_gather", "Which day?"));
     const held = await eventually(async () => {
       const { holds } = await ownerClient(net.agent("dave").daemon).holds.list.query();
-      return holds.find((h) => h.item.id === operationId);
+      return holds.find((h) => h.item.kind === "collectiveRequest" && h.item.id === operationId);
     });
     await ownerClient(net.agent("dave").daemon).holds.release.mutate({ holdId: held.id });
     await waitFor(net.agent("dave"), (e) => e.item.kind === "collectiveRequest" && e.item.id === operationId);
@@ -162,7 +162,7 @@ describe("the firewall and collectives on four daemons", () => {
     const { operationId } = await net.send("alice", "group:bob,dave", ask("gather", "Released in time?"));
     const held = await eventually(async () => {
       const { holds } = await ownerClient(net.agent("dave").daemon).holds.list.query();
-      return holds.find((h) => h.item.id === operationId);
+      return holds.find((h) => h.item.kind === "collectiveRequest" && h.item.id === operationId);
     });
     expect(held.item.kind).toBe("collectiveRequest");
     await ownerClient(net.agent("dave").daemon).holds.release.mutate({ holdId: held.id });
