@@ -1,7 +1,8 @@
 /**
  * Seed 000: bounded workers settle checks in conversation order. With two workers and a judge that
  * keeps each check in flight until the test releases it, a third conversation's check waits for a
- * free worker, and a conversation's second check waits for its first, whatever else is free.
+ * free worker, and a conversation's second check waits for its first, whatever else is free; a
+ * held check lets the next one in its conversation run.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeJudge } from "../harness/fake-judge.js";
@@ -81,5 +82,19 @@ describe("the firewall's bounded workers", () => {
       return seen.length === 4 ? seen : undefined;
     });
     expect(texts.indexOf("ordered alice-1")).toBeLessThan(texts.indexOf("ordered alice-2"));
+  });
+
+  it("lets a hold advance its conversation's admission frontier: the next check runs and admits", async () => {
+    judge.on("held ahead of another", { choice: "yes", probability: 0.97 }, 1);
+    judge.on("admitted behind a hold", { choice: "no", probability: 0.95 }, 1);
+    await net.send("carol", "agent:bob", "held ahead of another");
+    await net.send("carol", "agent:bob", "admitted behind a hold");
+    const texts = await eventually(async () => {
+      const seen = (await readAll(net.agent("bob"))).map(textOf);
+      return seen.includes("admitted behind a hold") ? seen : undefined;
+    });
+    expect(texts).not.toContain("held ahead of another");
+    const { holds } = await ownerClient(net.agent("bob").daemon).holds.list.query();
+    expect(holds.map((h) => JSON.stringify(h.item))).toEqual([expect.stringContaining("held ahead of another")]);
   });
 });
