@@ -24,7 +24,10 @@ import { findHeldRequest, recordResult } from "./collectives.store.js";
 import { outcomeOfAnswer } from "./outcomes.js";
 import { questionOf } from "./request-intake.js";
 
-/** What this daemon's firewall made of a record: withheld, or admitted with guidance. */
+/**
+ * What this daemon's firewall made of a record: withheld (with the guidance its check carried, for
+ * when the owner releases it), or admitted with guidance.
+ */
 export interface LocalVerdict {
   readonly withheld?: Withheld;
   readonly guidance?: CheckedGuidance;
@@ -73,8 +76,9 @@ export async function deriveClose(
       outcomes.push({ member: agentAddress(member), outcome: { kind: "no-answer" } });
       continue;
     }
-    const verdict = await verdictOf(db, answer);
-    if (verdict?.guidance !== undefined) answers.push({ ...verdict.guidance, member: agentAddress(member) });
+    const verdict = await verdictNow(db, history, answer, verdictOf);
+    if (verdict?.withheld === undefined && verdict?.guidance !== undefined)
+      answers.push({ ...verdict.guidance, member: agentAddress(member) });
     outcomes.push({
       member: agentAddress(member),
       outcome:
@@ -83,12 +87,13 @@ export async function deriveClose(
     });
   }
   // A member's firewall may have held the requester's question; ours is never checked inbound.
-  const questionVerdict = await verdictOf(db, held.recordHash);
+  const questionVerdict = await verdictNow(db, history, held.recordHash, verdictOf);
+  const questionGuidance = questionVerdict?.withheld === undefined ? questionVerdict?.guidance : undefined;
   const [first, ...rest] = outcomes;
   const guidance =
-    questionVerdict?.guidance === undefined && answers.length === 0
+    questionGuidance === undefined && answers.length === 0
       ? undefined
-      : { ...(questionVerdict?.guidance === undefined ? {} : { question: questionVerdict.guidance }), answers };
+      : { ...(questionGuidance === undefined ? {} : { question: questionGuidance }), answers };
   return {
     kind: "result",
     item: {
@@ -113,6 +118,23 @@ export async function applyClose(
   const outcome = await deriveClose(trx, history, close, verdictOf);
   if (outcome.kind === "result") await recordResult(trx, close.part.id, close.hash);
   return outcome;
+}
+
+/**
+ * The verdict as it stands now: a record the firewall held and the owner released since (its
+ * disposition is "delivered") is admitted like any other, with the guidance its check carried.
+ */
+async function verdictNow(
+  db: DbOrTrx,
+  history: History,
+  recordHash: string,
+  verdictOf: VerdictLookup,
+): Promise<LocalVerdict | undefined> {
+  const verdict = await verdictOf(db, recordHash);
+  if (verdict?.withheld === undefined) return verdict;
+  const stored = await history.recordByHash(db, recordHash);
+  if (stored?.disposition !== "delivered") return verdict;
+  return verdict.guidance === undefined ? undefined : { guidance: verdict.guidance };
 }
 
 async function outcomeOfRecord(

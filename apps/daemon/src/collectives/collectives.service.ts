@@ -40,6 +40,7 @@ import { findHeldRequest, holdRequest, recordResult } from "./collectives.store.
 import { recoverCollectives } from "./recovery.js";
 import { takeRequest } from "./request-intake.js";
 import { Requester } from "./requester.js";
+import { OperationTracker } from "./tracker.js";
 
 export interface CollectivesDeps {
   readonly store: DaemonStore;
@@ -59,6 +60,7 @@ function describe(error: unknown): string {
 
 export class Collectives implements CollectiveSender, CollectiveClassifier {
   private readonly requester: Requester;
+  private readonly tracker: OperationTracker;
   private readonly now: () => number;
   /** The newest inbox row when this process started: requests admitted before it are not answerable. */
   private epoch = Number.MAX_SAFE_INTEGER;
@@ -68,15 +70,16 @@ export class Collectives implements CollectiveSender, CollectiveClassifier {
 
   constructor(private readonly deps: CollectivesDeps) {
     this.now = deps.now ?? Date.now;
-    this.requester = new Requester({ ...deps, now: this.now, sendWaitMs: deps.sendWaitMs ?? 20_000 });
-    deps.posts.onOwnPost((record, hash) => this.requester.ownPostStored(record, hash));
+    this.tracker = new OperationTracker({ ...deps, now: this.now });
+    this.requester = new Requester({ ...deps, now: this.now, sendWaitMs: deps.sendWaitMs ?? 20_000 }, this.tracker);
+    deps.posts.onOwnPost((record, hash) => this.tracker.ownPostStored(record, hash));
   }
 
   /**
    * Restart recovery (seed 000): before anything is delivered, retires unread requests of the last
    * process and ends the operations it started. Requests admitted from here on are answerable.
    */
-  async recover(): Promise<{ retired: number; failed: number; completed: number }> {
+  async recover(): Promise<{ retired: number; lost: number; failed: number; completed: number }> {
     const recovered = await recoverCollectives(this.deps, this.now);
     this.epoch = await this.deps.inbox.lastId();
     return recovered;
@@ -233,12 +236,12 @@ export class Collectives implements CollectiveSender, CollectiveClassifier {
   }
 
   answerArrived(answer: ArrivedAnswer, guidance?: CheckedGuidance): void {
-    this.counted(answer, this.requester.takeAnswer(answer, guidance === undefined ? {} : { guidance }));
+    this.counted(answer, this.tracker.takeAnswer(answer, guidance === undefined ? {} : { guidance }));
   }
 
   /** An answer this daemon's firewall held: the requester's result shows it withheld. */
   answerWithheld(answer: ArrivedAnswer, withheld: Withheld): void {
-    this.counted(answer, this.requester.takeAnswer(answer, { withheld }));
+    this.counted(answer, this.tracker.takeAnswer(answer, { withheld }));
   }
 
   private counted(answer: ArrivedAnswer, taken: boolean): void {
@@ -251,6 +254,6 @@ export class Collectives implements CollectiveSender, CollectiveClassifier {
   }
 
   stop(): void {
-    this.requester.stop();
+    this.tracker.stop();
   }
 }

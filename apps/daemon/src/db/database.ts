@@ -4,208 +4,42 @@
  * Kysely serves the control plane; hot paths may prepare statements on the same connection.
  */
 import Database from "better-sqlite3";
-import { Kysely, SqliteDialect, sql, type Generated, type Transaction } from "kysely";
+import { Kysely, SqliteDialect, sql, type Transaction } from "kysely";
 import { Migrator } from "kysely/migration";
 import { withStatementCache, type StatementCounter } from "@social-harness/sqlite";
 import { daemonMigrations } from "./migrations/index.js";
+import type { PinnedKeysTable, RouterIdentityTable } from "../identity/identity.table.js";
+import type { ConversationsTable, RecordsTable } from "../history/history.table.js";
+import type { IntentsTable } from "../posts/intents.table.js";
+import type { InboxTable } from "../inbox/inbox.table.js";
+import type { HoldsTable } from "../holds/holds.table.js";
+import type { FirewallPoliciesTable, FirewallQueueTable, FirewallChecksTable } from "../firewall/firewall.table.js";
+import type { TrustedAgentsTable } from "../trust/trust.table.js";
+import type { CollectiveRequestsTable, CollectiveOperationsTable } from "../collectives/collectives.table.js";
+import type {
+  WebhookSubscriptionsTable,
+  WebhookOccurrencesTable,
+  WebhookAttemptsTable,
+} from "../webhooks/webhooks.table.js";
 
-export interface PinnedKeysTable {
-  name: string;
-  public_key: Uint8Array;
-  pinned_at: number;
-}
-
-export interface RouterIdentityTable {
-  id: number;
-  public_key: Uint8Array;
-  pinned_at: number;
-}
-
-export interface ConversationsTable {
-  conv: string;
-  /** JSON list of the certified members, sorted. */
-  members: string;
-  /** Every record up to this seq is stored. */
-  contiguous_seq: number;
-  created_at: number;
-}
-
-export interface RecordsTable {
-  id: Generated<number>;
-  conv: string;
-  seq: number;
-  hash: string;
-  kind: string;
-  author: string;
-  post_id: string;
-  at: number;
-  bytes: Uint8Array;
-  signatures: Uint8Array;
-  certificate: Uint8Array;
-  /** What classification did: "own", "delivered", "held", "consumed". */
-  disposition: string;
-  stored_at: number;
-}
-
-export interface IntentsTable {
-  post_id: string;
-  conv: string;
-  content: Uint8Array;
-  /** "bound" until certified ("certified") or refused by the router ("refused"). */
-  state: string;
-  record_hash: string | null;
-  detail: string | null;
-  created_at: number;
-  settled_at: number | null;
-}
-
-export interface InboxTable {
-  id: Generated<number>;
-  token: string;
-  kind: string;
-  item: string;
-  guidance: string | null;
-  size: number;
-  conv: string | null;
-  record_hash: string | null;
-  /** "pending", then "acknowledged" or "retired" (tombstones keep token and payload). */
-  state: string;
-  created_at: number;
-  settled_at: number | null;
-  settled_by: string | null;
-}
-
-export interface HoldsTable {
-  id: Generated<number>;
-  record_hash: string;
-  sender: string;
-  conv: string;
-  item: string;
-  reason: string;
-  /** "trust" or "firewall". */
-  source: string;
-  check_id: string | null;
-  /** The check's CheckedGuidance (JSON), for the owner. */
-  guidance: string | null;
-  created_at: number;
-  released_at: number | null;
-  released_token: string | null;
-  discarded_at: number | null;
-}
-
-export interface FirewallPoliciesTable {
-  revision: number;
-  policy: string;
-  author: string;
-  created_at: number;
-}
-
-export interface FirewallQueueTable {
-  id: Generated<number>;
-  conv: string;
-  record_hash: string;
-  sender: string;
-  kind: string;
-  payload: string;
-  created_at: number;
-}
-
-export interface FirewallChecksTable {
-  id: Generated<number>;
-  check_id: string;
-  direction: string;
-  conv: string;
-  record_hash: string | null;
-  post_id: string | null;
-  subjects: string;
-  policy_revision: number;
-  mode: string;
-  decision: string;
-  outcome: string;
-  middlewares: string;
-  guidance: string | null;
-  stale: number;
-  latency_us: number;
-  created_at: number;
-}
-
-export interface TrustedAgentsTable {
-  name: string;
-  added_at: number;
-}
-
-export interface CollectiveRequestsTable {
-  id: string;
-  record_hash: string;
-  conv: string;
-  op: string;
-  requester: string;
-  deadline_at: number;
-  received_at: number;
-  /** The token of the result item, once the all_gather close was applied here. */
-  result_token: string | null;
-}
-
-export interface CollectiveOperationsTable {
-  id: string;
-  op: string;
-  address: string;
-  question: string;
-  deadline_at: number;
-  /** "open", then "done" or "failed". */
-  state: string;
-  created_at: number;
-  settled_at: number | null;
-}
-
-export interface WebhookSubscriptionsTable {
-  /** "sub_" + hex SHA-256 of the canonical key (principal, url, event name, arguments). */
-  id: string;
-  principal: string;
-  /** The callback URL exactly as subscribed. */
-  url: string;
-  event_name: string;
-  /** Canonical JSON of the subscription arguments. */
-  arguments: string;
-  /** The Standard Webhooks secret sealed with AES-256-GCM ("enc:v1:…"); never the plaintext. */
-  secret: string;
-  secret_fingerprint: string;
-  /** "active", "suspended" or "revoked"; expiry is derived from lease_expires_at. */
-  state: string;
-  /** 410 or 413 once the receiver rejected terminally; only revocation clears it. */
-  terminal_status: number | null;
-  lease_expires_at: number;
-  attempts: number;
-  failing_since: number | null;
-  /** A failure category only, never a status line or body. */
-  last_error: string | null;
-  next_attempt_at: number | null;
-  last_delivery_at: number | null;
-  delivered: number;
-  created_at: number;
-  updated_at: number;
-  revoked_at: number | null;
-  revoked_by: string | null;
-}
-
-export interface WebhookOccurrencesTable {
-  subscription_id: string;
-  token: string;
-  event_id: string;
-  /** The exact body bytes every attempt sends. */
-  body: Uint8Array;
-  created_at: number;
-}
-
-export interface WebhookAttemptsTable {
-  id: Generated<number>;
-  subscription_id: string;
-  outcome: string;
-  category: string | null;
-  retry: number;
-  latency_ms: number;
-  at: number;
-}
+export type {
+  PinnedKeysTable,
+  RouterIdentityTable,
+  ConversationsTable,
+  RecordsTable,
+  IntentsTable,
+  InboxTable,
+  HoldsTable,
+  FirewallPoliciesTable,
+  FirewallQueueTable,
+  FirewallChecksTable,
+  TrustedAgentsTable,
+  CollectiveRequestsTable,
+  CollectiveOperationsTable,
+  WebhookSubscriptionsTable,
+  WebhookOccurrencesTable,
+  WebhookAttemptsTable,
+};
 
 export interface DaemonDatabase {
   collective_requests: CollectiveRequestsTable;

@@ -5,7 +5,8 @@
  */
 import type { CheckedGuidance } from "@social-harness/protocol";
 import type { Selectable } from "kysely";
-import type { DbOrTrx, FirewallChecksTable } from "../db/database.js";
+import type { DbOrTrx } from "../db/database.js";
+import type { FirewallChecksTable } from "./firewall.table.js";
 import type { Direction, FirewallMode } from "./policy.schema.js";
 import type { Subject } from "./subjects.js";
 import type { Decision, MiddlewareVerdict } from "./verdicts.js";

@@ -12,7 +12,7 @@ import type { DaemonStore } from "../db/database.js";
 import type { Admission, FirewallQueue, FirewallSettling, QueuePayload } from "../ingress/admission.js";
 import { insertCheck } from "./checks.store.js";
 import type { FirewallPolicies } from "./policy.service.js";
-import { dequeue, enqueue, frontier, type QueueKind, type QueueRow } from "./queue.store.js";
+import { dequeue, enqueue, frontier, payloadOf, type QueueKind, type QueueRow } from "./queue.store.js";
 import { answerText, conversationAddress, recipientsOf, subjectOfItem, type Subject } from "./subjects.js";
 
 export interface InboundFirewallDeps {
@@ -127,7 +127,7 @@ export class InboundFirewall implements FirewallQueue {
   private async settle(row: QueueRow): Promise<void> {
     let subject: Subject | undefined;
     const origin = { conv: row.conv, recordHash: row.recordHash, sender: row.sender };
-    await this.deps.admission().settle(origin, JSON.parse(row.payload) as QueuePayload, {
+    await this.deps.admission().settle(origin, payloadOf(row), {
       assess: (target) => {
         subject = this.subjectOf(row, target);
         const compiled = this.deps.policies.current;

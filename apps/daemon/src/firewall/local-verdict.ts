@@ -20,6 +20,9 @@ export async function localVerdictOf(db: DbOrTrx, recordHash: string): Promise<L
   const check = await inboundCheckOf(db, recordHash);
   if (check === undefined) return undefined;
   if (check.outcome === "held")
-    return { withheld: { kind: "withheld", checkId: check.checkId, reason: withheldReason(check) } };
+    return {
+      withheld: { kind: "withheld", checkId: check.checkId, reason: withheldReason(check) },
+      ...(check.guidance === null ? {} : { guidance: check.guidance }),
+    };
   return check.guidance === null ? undefined : { guidance: check.guidance };
 }

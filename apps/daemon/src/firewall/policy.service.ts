@@ -12,6 +12,7 @@ import { compilePolicy, type Assessment, type CompiledPolicy } from "./engine.js
 import { NO_POLICY, readPolicy, type FirewallPolicy, type PolicyIssue } from "./policy.schema.js";
 import { insertRevision, latestRevision, listRevisions } from "./policy.store.js";
 import { InboundClock } from "./rate.middleware.js";
+import { canonicalJson } from "../canonical-json.js";
 
 /** A policy the owner tried to set, refused with each invalid field named. */
 export class FirewallPolicyError extends Error {
@@ -26,18 +27,6 @@ export interface PolicyRevision {
   readonly author: string;
   readonly createdAt: number;
   readonly mode: FirewallPolicy["mode"];
-}
-
-/** JSON with sorted keys, so two documents compare by meaning. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /**

@@ -1,5 +1,8 @@
 /** SQL for the firewall's private inbound queue: classified subjects awaiting their check. */
+import { AnswerPartSchema, ClosePartSchema, InboundItemSchema } from "@social-harness/protocol";
+import * as z from "zod";
 import type { DbOrTrx } from "../db/database.js";
+import type { QueuePayload } from "../ingress/admission.js";
 
 export type QueueKind = "item" | "answer" | "close";
 
@@ -11,6 +14,33 @@ export interface QueueRow {
   readonly kind: QueueKind;
   readonly payload: string;
   readonly createdAt: number;
+}
+
+const QueuePayloadSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("item"), item: InboundItemSchema }),
+  z.object({
+    kind: z.literal("answer"),
+    answer: z.object({
+      id: z.string(),
+      member: z.string(),
+      conv: z.string(),
+      hash: z.string(),
+      response: AnswerPartSchema.shape.response,
+    }),
+  }),
+  z.object({
+    kind: z.literal("close"),
+    close: z.object({
+      record: z.object({ conv: z.string(), author: z.string() }),
+      hash: z.string(),
+      part: ClosePartSchema,
+    }),
+  }),
+]);
+
+/** The one mapper of a queued row's payload, checked by its schema (a row that fails it stays queued). */
+export function payloadOf(row: Pick<QueueRow, "payload">): QueuePayload {
+  return QueuePayloadSchema.parse(JSON.parse(row.payload));
 }
 
 export async function enqueue(db: DbOrTrx, row: Omit<QueueRow, "id">): Promise<void> {

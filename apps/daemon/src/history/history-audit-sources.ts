@@ -17,6 +17,7 @@ import {
   type HistoryKeys,
 } from "@social-harness/protocol";
 import * as z from "zod";
+import type { RecordsTable } from "../db/database.js";
 import type { AuditKeys, AuditRecord, ConversationState } from "./history-audit.js";
 
 /** A line of an export that is not a HistoryExportRecord. */
@@ -25,19 +26,21 @@ export interface UnreadableLine {
   readonly problem: string;
 }
 
-interface RecordRow {
-  conv: string;
-  seq: number;
-  hash: string;
-  kind: string;
-  author: string;
-  post_id: string;
-  at: number;
-  bytes: Buffer;
-  signatures: Buffer;
-  certificate: Buffer;
-  disposition: string;
-}
+/** The columns of a records row (db/database.ts) an audit reads. */
+type RecordRow = Pick<
+  RecordsTable,
+  | "conv"
+  | "seq"
+  | "hash"
+  | "kind"
+  | "author"
+  | "post_id"
+  | "at"
+  | "bytes"
+  | "signatures"
+  | "certificate"
+  | "disposition"
+>;
 
 /** A daemon's history, read-only: one conversation at a time, so memory holds one conversation. */
 export interface DataDirHistory {

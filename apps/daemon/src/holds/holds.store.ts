@@ -6,7 +6,8 @@ import {
   type InboundItem,
 } from "@social-harness/protocol";
 import type { Selectable } from "kysely";
-import type { DbOrTrx, HoldsTable } from "../db/database.js";
+import type { DbOrTrx } from "../db/database.js";
+import type { HoldsTable } from "./holds.table.js";
 
 export type HoldSource = "trust" | "firewall";
 

@@ -59,6 +59,18 @@ describe("buildOccurrence", () => {
     expect(over.data).toEqual({ kind: "reference", itemKind: "multicast", bytes: 262_145 });
   });
 
+  it("counts the guidance in the 256 KiB bound: an item that fits alone is referred to with its guidance", () => {
+    const base = buildOccurrence(rowWith("")).body.length;
+    const fits = "x".repeat(262_144 - base);
+    expect(buildOccurrence(rowWith(fits)).body.length).toBe(262_144);
+    const withGuidance = JSON.parse(buildOccurrence(rowWith(fits, true)).body.toString("utf8"));
+    expect(withGuidance.data).toEqual({
+      kind: "reference",
+      itemKind: "multicast",
+      bytes: 262_144 + buildOccurrence(rowWith("", true)).body.length - base,
+    });
+  });
+
   it("builds the same bytes every time for the same row", () => {
     expect(buildOccurrence(rowWith("same", true)).body.equals(buildOccurrence(rowWith("same", true)).body)).toBe(true);
   });

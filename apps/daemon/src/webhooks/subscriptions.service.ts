@@ -15,7 +15,6 @@ import type { SecretVault } from "./secret-vault.js";
 import { parseWebhookSecret, secretFingerprint } from "./signing.js";
 import { runChallenge, VerificationCache } from "./verification.js";
 import {
-  canonicalJson,
   parseSubscribe,
   parseUnsubscribe,
   subscriptionIdOf,
@@ -24,6 +23,7 @@ import {
   type FailureCategory,
   type SubscriptionStatus,
 } from "./webhooks.schema.js";
+import { canonicalJson } from "../canonical-json.js";
 import {
   findSubscription,
   hasOccurrence,

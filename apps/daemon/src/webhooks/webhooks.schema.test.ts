@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
-  canonicalJson,
   grantLeaseMs,
   LEASE_MAX_MS,
   LEASE_MIN_MS,
@@ -9,6 +8,7 @@ import {
   parseUnsubscribe,
   subscriptionIdOf,
 } from "./webhooks.schema.js";
+import { canonicalJson } from "../canonical-json.js";
 
 const ITEM = "org.social-harness/inbox.item";
 const secret = `whsec_${randomBytes(32).toString("base64")}`;

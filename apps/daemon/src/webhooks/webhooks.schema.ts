@@ -10,6 +10,7 @@ import * as z from "zod";
 import type { Principal } from "../identity/identity.js";
 import { checkAddress, hostOf } from "./callback-address.js";
 import { parseWebhookSecret } from "./signing.js";
+import { canonicalJson } from "../canonical-json.js";
 
 /** Lease bounds (SPEC §14): default = maximum = 24 h, floor 60 s. */
 export const LEASE_MIN_MS = 60_000;
@@ -74,18 +75,6 @@ export interface SubscriptionKey {
   readonly url: string;
   readonly name: string;
   readonly arguments: Readonly<Record<string, unknown>>;
-}
-
-/** JSON with object keys sorted at every depth, so equal values have equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** "sub_" + hex SHA-256 of the canonical key; the same on refresh and across restarts. */

@@ -4,7 +4,8 @@
  */
 import { prepared } from "@social-harness/sqlite";
 import type { Selectable } from "kysely";
-import type { Db, DbOrTrx, WebhookSubscriptionsTable } from "../db/database.js";
+import type { Db, DbOrTrx } from "../db/database.js";
+import type { WebhookSubscriptionsTable } from "./webhooks.table.js";
 import type { Principal } from "../identity/identity.js";
 import type { FailureCategory } from "./webhooks.schema.js";
 

@@ -30,7 +30,7 @@ describe("collective state across restarts", () => {
         kind: "operationFailed",
         id: unread.operationId,
         to: "agent:alice",
-        error: expect.stringContaining("restarted"),
+        error: expect.stringMatching(/restarted.*"unread at the restart\?"/),
       },
     ]);
     expect(failures[0]!.deliveryToken).not.toBe(unreadItem!.deliveryToken);
@@ -73,5 +73,29 @@ describe("collective state across restarts", () => {
     const deadlineAt = request!.item.deadlineAt as number;
     await new Promise((r) => setTimeout(r, Math.max(0, deadlineAt - Date.now()) + 1_000));
     expect((await readAll(alice)).filter((e) => e.item.id === cut.operationId)).toHaveLength(1);
+  });
+
+  it("retires an answered request silently, before and after its deadline (defect 13)", async () => {
+    const asked = [];
+    for (const [question, deadline] of [
+      ["answered, then closed?", 3],
+      ["answered, still open?", 120],
+    ] as const) {
+      const { operationId } = await net.send("alice", "agent:bob", gather(question, deadline));
+      asked.push({ operationId });
+      await waitFor(net.agent("bob"), (e) => e.item.id === operationId);
+      expect(await net.send("bob", "agent:alice", '{"action":"accept","content":{"ok":true}}')).toEqual({
+        operationId,
+      });
+      await waitFor(net.agent("alice"), (e) => e.item.kind === "collectiveResult" && e.item.id === operationId);
+    }
+    const [closed, open] = asked as [{ operationId: unknown }, { operationId: unknown }];
+    const [request] = await waitFor(net.agent("bob"), (e) => e.item.id === closed.operationId);
+    await new Promise((r) => setTimeout(r, Math.max(0, (request!.item.deadlineAt as number) - Date.now()) + 500));
+    const bob = await net.restart("bob");
+    const items = await readAll(bob);
+    // Neither request comes back, and no operationFailed speaks of either.
+    const ids = [closed.operationId, open.operationId];
+    expect(items.filter((e) => ids.includes(e.item.id as string))).toEqual([]);
   });
 });

@@ -46,7 +46,17 @@ describe("the firewall and collectives on four daemons", () => {
         instruction: "Weigh bob's answer yourself.",
       }),
     );
-    await setPolicy(net.agent("bob").daemon, rules(holdAnswersFrom("carol")));
+    await setPolicy(
+      net.agent("bob").daemon,
+      rules(holdAnswersFrom("carol"), {
+        id: "weigh-alice-questions",
+        direction: "inbound",
+        match: { from: ["agent:alice"], kinds: ["collectiveRequest"] },
+        decision: "allow",
+        expectation: "permitted",
+        instruction: "Weigh alice's questions yourself.",
+      }),
+    );
     await setPolicy(
       net.agent("dave").daemon,
       rules({
@@ -117,5 +127,52 @@ describe("the firewall and collectives on four daemons", () => {
     expect(outcomes(atDave)).toEqual([morning, evening, { kind: "no-answer" }]);
     expect(atCarol.item.question).toBe("Which slot?");
     expect(atDave.item.question).toEqual(withheld);
+  });
+
+  it("answers a question the owner released like any other (defect 10)", async () => {
+    const { operationId } = await net.send("alice", GROUP, ask("all_gather", "Which day?"));
+    const held = await eventually(async () => {
+      const { holds } = await ownerClient(net.agent("dave").daemon).holds.list.query();
+      return holds.find((h) => h.item.kind === "collectiveRequest" && h.item.id === operationId);
+    });
+    await ownerClient(net.agent("dave").daemon).holds.release.mutate({ holdId: held.id });
+    await waitFor(net.agent("dave"), (e) => e.item.kind === "collectiveRequest" && e.item.id === operationId);
+    await net.send("bob", GROUP, answer("monday"));
+    await net.send("carol", GROUP, answer("tuesday"));
+    await net.send("dave", GROUP, answer("friday"));
+    const atDave = await result("dave", operationId as string);
+    const atAlice = await result("alice", operationId as string);
+    // bob's firewall admitted the question with an instruction: his result carries it as LocalGuidance.question.
+    const atBob = await result("bob", operationId as string);
+    expect(atBob.guidance).toMatchObject({
+      question: {
+        checkId: expect.stringMatching(/^chk_/),
+        subjects: [expect.objectContaining({ sender: "agent:alice" })],
+        instructions: [expect.objectContaining({ ruleId: "weigh-alice-questions", expectation: "permitted" })],
+      },
+    });
+    expect((atAlice.guidance as { question?: unknown } | undefined)?.question).toBeUndefined();
+    expect(atDave.item.question).toBe("Which day?");
+    const friday = { member: "agent:dave", outcome: { kind: "answered", content: { note: "friday" } } };
+    expect(atDave.item.outcomes).toContainEqual(friday);
+    expect(atAlice.item.outcomes).toContainEqual(friday);
+  });
+
+  it("lets a member answer a gather request the owner released with holds.release", async () => {
+    const { operationId } = await net.send("alice", "group:bob,dave", ask("gather", "Released in time?"));
+    const held = await eventually(async () => {
+      const { holds } = await ownerClient(net.agent("dave").daemon).holds.list.query();
+      return holds.find((h) => h.item.kind === "collectiveRequest" && h.item.id === operationId);
+    });
+    expect(held.item.kind).toBe("collectiveRequest");
+    await ownerClient(net.agent("dave").daemon).holds.release.mutate({ holdId: held.id });
+    await waitFor(net.agent("dave"), (e) => e.item.kind === "collectiveRequest" && e.item.id === operationId);
+    await net.send("bob", "agent:alice", answer("on time"));
+    await net.send("dave", "agent:alice", answer("released"));
+    const { item } = await result("alice", operationId as string);
+    expect(item.outcomes).toEqual([
+      { member: "agent:bob", outcome: { kind: "answered", content: { note: "on time" } } },
+      { member: "agent:dave", outcome: { kind: "answered", content: { note: "released" } } },
+    ]);
   });
 });

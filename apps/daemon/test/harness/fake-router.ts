@@ -26,12 +26,15 @@ import {
 import { WebSocketServer, type WebSocket } from "ws";
 
 /** What the fake router does with a proposal: certify it (now or later), refuse it, or drop it. */
-export type ProposalPolicy = (proposal: {
-  conv: string;
-  author: string;
-  record: RecordFields;
-}) =>
-  | { action: "certify"; delayMs?: number }
+export type ProposalPolicy = (proposal: { conv: string; author: string; record: RecordFields }) =>
+  | {
+      action: "certify";
+      delayMs?: number;
+      /** Sign the certificate with a key other than the pinned one. */
+      forged?: boolean;
+      /** Certify at this position instead of the next one. */
+      seq?: number;
+    }
   | { action: "refuse"; reason: LinkRefusal; detail?: string }
   | { action: "ignore" };
 
@@ -100,6 +103,9 @@ export class FakeRouter {
       case "propose":
         this.propose(socket, frame);
         return;
+      case "open-group":
+        this.openGroup(socket, frame);
+        return;
       case "resolve":
         socket.send(
           encodeFrame({
@@ -115,6 +121,21 @@ export class FakeRouter {
       default:
         return;
     }
+  }
+
+  /** Certifies a group's GENESIS, co-signed by every member (the fake agents' keys sign here). */
+  private openGroup(socket: WebSocket, frame: Extract<ClientFrame, { t: "open-group" }>): void {
+    const read = readRecord(frame.record);
+    if (!read.ok || this.heads.has(read.record.conv)) return;
+    const { record, hash } = read;
+    this.heads.set(record.conv, { seq: 1, hash });
+    const certificate = signCertificate(this.key, { conv: record.conv, seq: 1, record: hash });
+    socket.send(encodeFrame({ t: "certified", id: frame.id, conv: record.conv, seq: 1, record: hash, certificate }));
+    const signatures = (record.members ?? []).map((member) => ({
+      signer: member,
+      signature: member === record.author ? frame.signature : this.agent(member).sign(actionMessage(frame.record)),
+    }));
+    this.push({ t: "record", conv: record.conv, seq: 1, record: frame.record, signatures, certificate });
   }
 
   private propose(socket: WebSocket, frame: Extract<ClientFrame, { t: "propose" }>): void {
@@ -143,9 +164,10 @@ export class FakeRouter {
         socket.send(encodeFrame({ t: "head-moved", id: frame.id, conv: record.conv, head: head?.hash ?? null }));
         return;
       }
-      const seq = (head?.seq ?? 0) + 1;
+      const seq = decision.seq ?? (head?.seq ?? 0) + 1;
       this.heads.set(record.conv, { seq, hash });
-      const certificate = signCertificate(this.key, { conv: record.conv, seq, record: hash });
+      const signer = decision.forged === true ? generateSigningKey() : this.key;
+      const certificate = signCertificate(signer, { conv: record.conv, seq, record: hash });
       socket.send(encodeFrame({ t: "certified", id: frame.id, conv: record.conv, seq, record: hash, certificate }));
       this.certified.push({ conv: record.conv, seq, hash, record });
     };

@@ -1,0 +1,71 @@
+/**
+ * How a bind ends when its commit fails after the intents were inserted (seed 003 "Closed
+ * failures"): the intent is looked for, so a commit that provably did not happen is
+ * absent-after-commit (persistence-failed), and one whose intent is there is unknown.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { sql } from "kysely";
+import { afterEach, describe, expect, it } from "vitest";
+import { openDaemonStore, type DaemonStore, type Db } from "../db/database.js";
+import { bindDurably, boundIntents } from "./intents.store.js";
+
+const intent = (postId: string) => ({ postId, conv: "dm:a,b", content: new Uint8Array([1]), createdAt: 1 });
+
+/** The same database, except that each transaction reports a failure after it committed. */
+function failingAfterCommit(db: Db): Db {
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === "transaction")
+        return () => ({
+          execute: async (fn: Parameters<ReturnType<Db["transaction"]>["execute"]>[0]) => {
+            await target.transaction().execute(fn);
+            throw new Error("the commit reported a failure");
+          },
+        });
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+describe("bindDurably when the commit fails after the insert", () => {
+  let store: DaemonStore;
+  let dir: string;
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const open = async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "sh-intents-"));
+    store = await openDaemonStore(path.join(dir, "daemon.db"));
+  };
+
+  it("is absent-after-commit when the commit did not happen and the intent is not there", async () => {
+    await open();
+    store.sqlite.pragma("foreign_keys = ON");
+    store.sqlite.exec("CREATE TABLE parent (id INTEGER PRIMARY KEY)");
+    store.sqlite.exec("CREATE TABLE child (pid INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)");
+    // A deferred foreign key fails the COMMIT itself, after the intent's insert ran.
+    const bound = await bindDurably(store.db, [intent("p_absent")], async (trx) => {
+      await sql`INSERT INTO child (pid) VALUES (7)`.execute(trx);
+      return true;
+    });
+    expect(bound).toMatchObject({ outcome: "absent-after-commit", cause: expect.any(Error) });
+    expect(await boundIntents(store.db)).toEqual([]);
+  });
+
+  it("is unknown when the commit reported a failure and the intent is there", async () => {
+    await open();
+    const bound = await bindDurably(failingAfterCommit(store.db), [intent("p_present")]);
+    expect(bound).toMatchObject({ outcome: "unknown", cause: expect.any(Error) });
+    expect((await boundIntents(store.db)).map((i) => i.postId)).toEqual(["p_present"]);
+  });
+
+  it("is failed-before-commit when the transaction failed before its insert", async () => {
+    await open();
+    const bound = await bindDurably(store.db, [intent("p_before")], () => Promise.reject(new Error("before")));
+    expect(bound).toMatchObject({ outcome: "failed-before-commit" });
+  });
+});

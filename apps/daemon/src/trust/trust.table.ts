@@ -1,0 +1,6 @@
+/** The table of agents the owner trusts. */
+
+export interface TrustedAgentsTable {
+  name: string;
+  added_at: number;
+}
