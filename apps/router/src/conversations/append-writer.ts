@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import type { AnatomyOptions } from "@social-harness/protocol";
 import type { Kysely } from "kysely";
 import type { RouterDatabase } from "../db/database.js";
 import type { AppendOutcome, HeadCommit } from "./append.service.js";
@@ -43,6 +44,8 @@ export type WriterReply =
 export interface WriterData {
   readonly file: string;
   readonly seed: Uint8Array;
+  /** The latency anatomy's options when it is recording, so the thread records its hops too. */
+  readonly anatomy?: AnatomyOptions;
 }
 
 /**

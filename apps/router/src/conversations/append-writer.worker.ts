@@ -4,13 +4,14 @@
  * the certificates too, since their sequence numbers are assigned inside the transaction.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { signingKeyFromSeed } from "@social-harness/protocol";
+import { enableAnatomy, hop, signingKeyFromSeed } from "@social-harness/protocol";
 import { openSqlite } from "../db/database.js";
 import type { WriterData, WriterReply } from "./append-writer.js";
 import type { HeadCommit } from "./append.service.js";
 import { commitBatch, type BatchEnv } from "./commit-batch.js";
 
-const { file, seed } = workerData as WriterData;
+const { file, seed, anatomy } = workerData as WriterData;
+if (anatomy !== undefined) enableAnatomy(anatomy);
 const db = openSqlite(file);
 const env: BatchEnv = { dialect: "sqlite", routerKey: signingKeyFromSeed(seed), now: () => Date.now() };
 const port = parentPort!;
@@ -33,6 +34,7 @@ port.on("message", (request: Request) => {
         id: request.id,
         outcomes: await db.transaction().execute((trx) => commitBatch(trx, env, request.inputs)),
       };
+      hop("router.writer-committed");
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));
       reply = { id: request.id, error: { name: e.name, message: e.message, code: (e as { code?: unknown }).code } };

@@ -6,6 +6,7 @@
  */
 import {
   checkContentSize,
+  hop,
   readRecord,
   verifyActionSignature,
   type LinkRefusal,
@@ -228,6 +229,7 @@ export async function appendPost(
   const checked = checkProposal(author, "post", bytes, signature);
   if (!checked.ok) return checked.refusal;
   const { record, hash } = checked;
+  hop("router.verified", author.name);
   const size = checkContentSize(record.content as never);
   if (!size.ok) return { kind: "refused", reason: "content-invalid", detail: size.reason };
   const direct = record.conv.startsWith("direct:");
@@ -250,6 +252,7 @@ export async function appendPost(
     signatures: [{ signer: author.name, signature }],
     createMembers: direct ? record.conv.slice("direct:".length).split(",") : undefined,
   });
+  hop("router.committed", author.name);
   if (outcome.kind === "certified" && !outcome.existed) {
     ctx.bus.publish({ type: "record", body: { conv: outcome.record.conv, seq: outcome.record.seq } });
   }

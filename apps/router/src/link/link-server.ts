@@ -7,12 +7,15 @@
 import { randomBytes } from "node:crypto";
 import type { Server as HttpServer } from "node:http";
 import {
+  anatomyClock,
   checkPublicKey,
   decodeBase64url,
   decodeClientFrame,
   decodeSignatureList,
   encodeBase64url,
   encodeFrame,
+  hop,
+  hopAt,
   isAgentName,
   LINK_PROTOCOL,
   linkAuthMessage,
@@ -136,6 +139,7 @@ export class LinkServer {
       socket.close(4001, reason);
     };
     socket.on("message", (data: Buffer, isBinary: boolean) => {
+      const arrived = anatomyClock();
       const decoded = isBinary
         ? decodeClientFrame(new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
         : undefined;
@@ -174,6 +178,7 @@ export class LinkServer {
         );
         return;
       }
+      if (frame.t === "propose") hopAt("router.received", arrived, session.name);
       this.dispatch(session, frame).catch((error: unknown) => {
         this.deps.log.error({ err: error, agent: session?.name, frame: frame.t }, "frame handling failed");
         if ("id" in frame)
@@ -303,6 +308,7 @@ export class LinkServer {
           certificate: new Uint8Array(record.certificate),
           ...(stored === undefined ? {} : { stored }),
         });
+        hop("router.certificate-sent", session.name);
         return;
       }
       case "head-moved":

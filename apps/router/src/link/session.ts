@@ -3,7 +3,7 @@
  * records leave in sequence order, from the daemon's own cursor; at most WINDOW records wait for
  * the daemon's acknowledgment (sent only after its commit), which bounds a large catch-up.
  */
-import { decodeSignatureList, encodeFrame, type RecordFrame, type RouterFrame } from "@social-harness/protocol";
+import { decodeSignatureList, encodeFrame, hop, type RecordFrame, type RouterFrame } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import type { WebSocket } from "ws";
 import { headsForMember, recordsAfter, type StoredRecord } from "../conversations/conversations.store.js";
@@ -158,6 +158,7 @@ export class LinkSession {
           break;
         }
         this.send(toFrame(record));
+        hop("router.record-pushed", this.name);
         this.unacked++;
         this.sent?.set(conv, record.seq);
       }
