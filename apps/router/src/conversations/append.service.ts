@@ -7,6 +7,7 @@
 import {
   checkContentSize,
   hop,
+  MAX_CONTENT_BYTES,
   readRecord,
   verifyActionSignature,
   type LinkRefusal,
@@ -230,8 +231,12 @@ export async function appendPost(
   if (!checked.ok) return checked.refusal;
   const { record, hash } = checked;
   hop("router.verified", author.name);
-  const size = checkContentSize(record.content as never);
-  if (!size.ok) return { kind: "refused", reason: "content-invalid", detail: size.reason };
+  // The content's canonical encoding is part of the record's canonical bytes, so a record no
+  // larger than the limit holds content within it; only a larger one needs the content measured.
+  if (bytes.byteLength > MAX_CONTENT_BYTES) {
+    const size = checkContentSize(record.content as never);
+    if (!size.ok) return { kind: "refused", reason: "content-invalid", detail: size.reason };
+  }
   const direct = record.conv.startsWith("direct:");
   if (direct) {
     const other =
@@ -253,8 +258,12 @@ export async function appendPost(
     createMembers: direct ? record.conv.slice("direct:".length).split(",") : undefined,
   });
   hop("router.committed", author.name);
+  return outcome;
+}
+
+/** Tells every router's links of a record just committed (after its author has its answer). */
+export function publishCommitted(ctx: AppendContext, outcome: AppendOutcome): void {
   if (outcome.kind === "certified" && !outcome.existed) {
     ctx.bus.publish({ type: "record", body: { conv: outcome.record.conv, seq: outcome.record.seq } });
   }
-  return outcome;
 }

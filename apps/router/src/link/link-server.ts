@@ -29,7 +29,7 @@ import {
 import type { Logger } from "pino";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { AppendBatcher, AppendContext, AppendOutcome } from "../conversations/append.service.js";
-import { appendPost } from "../conversations/append.service.js";
+import { appendPost, publishCommitted } from "../conversations/append.service.js";
 import { membersOf } from "../conversations/conversations.store.js";
 import type { GenesisCoordinator } from "../conversations/genesis.service.js";
 import type { Registrar } from "../registry/registration.service.js";
@@ -266,12 +266,13 @@ export class LinkServer {
         });
         return;
       }
-      case "propose":
-        return this.answer(
-          session,
-          frame.id,
-          await appendPost(this.deps, this.deps.appends, session, frame.record, frame.signature),
-        );
+      case "propose": {
+        const outcome = await appendPost(this.deps, this.deps.appends, session, frame.record, frame.signature);
+        // The author's answer leaves first; the pushes to the members follow it.
+        this.answer(session, frame.id, outcome);
+        publishCommitted(this.deps, outcome);
+        return;
+      }
       case "open-group":
         return this.answer(session, frame.id, await this.deps.genesis.open(session, frame.record, frame.signature));
       case "cosign":
