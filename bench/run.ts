@@ -234,6 +234,18 @@ async function main(): Promise<void> {
       rows.push(row("webhook deliveries/s (signed, 1 in flight)", hooks.deliveries, perSecond, anchor, "≥ 0.8×"));
       const floor = { name: "the same loop + one durable SQLite commit each", value: hooks.durablePosts };
       rows.push(row("webhook deliveries/s (signed, 1 in flight)", hooks.deliveries, perSecond, floor, "≥ 0.8×"));
+      rows.push(
+        row(
+          "CPU per webhook delivery (the delivering daemon)",
+          hooks.cpuPerDelivery,
+          ms,
+          {
+            name: "CPU per post + durable commit of that loop",
+            value: hooks.cpuPerDurablePost,
+          },
+          "≤ 1.25×",
+        ),
+      );
       extraCosts.push({
         op: "webhook delivery (signed, 1 in flight)",
         count: scale.hooks,

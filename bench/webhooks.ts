@@ -55,6 +55,8 @@ export interface WebhookFigures {
   readonly durablePosts: number;
   /** CPU milliseconds of the delivering daemon per delivery (subscription and verification included). */
   readonly cpuPerDelivery: number;
+  /** CPU milliseconds of this process per post + durable commit of the anchor loop. */
+  readonly cpuPerDurablePost: number;
 }
 
 export async function webhookRates(net: BenchNetwork, items: number): Promise<WebhookFigures> {
@@ -141,15 +143,18 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
     db.pragma("synchronous = FULL");
     db.exec("CREATE TABLE retired (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)");
     const retire = db.prepare("INSERT INTO retired (at) VALUES (?)");
+    const cpuBefore = process.cpuUsage();
     const durableStart = performance.now();
     for (let i = 0; i < items; i++) {
       await post();
       retire.run(Date.now());
     }
     const durablePosts = items / ((performance.now() - durableStart) / 1000);
+    const used = process.cpuUsage(cpuBefore);
+    const cpuPerDurablePost = (used.user + used.system) / 1000 / items;
     db.close();
     agent.destroy();
-    return { deliveries, barePosts, durablePosts, cpuPerDelivery };
+    return { deliveries, barePosts, durablePosts, cpuPerDelivery, cpuPerDurablePost };
   } finally {
     receiver.close();
   }
