@@ -9,7 +9,10 @@ import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { spawnServer, type ServerProcess } from "@social-harness/cli";
 
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../packages/cli/bin/social-harness.js");
+/** BENCH_CLI=<path to social-harness.js> runs another build's servers (before/after comparisons). */
+const CLI =
+  process.env.BENCH_CLI ??
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../packages/cli/bin/social-harness.js");
 
 /** BENCH_PROFILE=<dir> writes a CPU profile of every server process into <dir> when it stops. */
 const PROFILE = process.env.BENCH_PROFILE;
