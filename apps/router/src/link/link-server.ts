@@ -38,6 +38,7 @@ import { LinkSession } from "./session.js";
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 const PING_INTERVAL_MS = 15_000;
+const AGENT_KEY_CACHE = 100_000;
 
 export interface LinkServerDeps extends AppendContext {
   readonly appends: AppendBatcher;
@@ -60,6 +61,7 @@ export class LinkServer {
   private readonly wss: WebSocketServer;
   private readonly sessions = new Map<string, LinkSession>();
   private readonly groupMembers = new Map<string, readonly string[]>();
+  private readonly agentKeys = new Map<string, Uint8Array>();
   private readonly pingTimer: NodeJS.Timeout;
 
   constructor(
@@ -252,7 +254,7 @@ export class LinkServer {
         );
         return session.acknowledge();
       case "resolve": {
-        const agents = await findAgents(this.deps.store.db, frame.names.filter(isAgentName));
+        const agents = await this.resolveAgents(frame.names.filter(isAgentName));
         session.send({
           t: "resolved",
           id: frame.id,
@@ -293,6 +295,25 @@ export class LinkServer {
         });
         return;
     }
+  }
+
+  /**
+   * Registered agents' keys, read once: a name stays bound to its first key and registrations are
+   * never withdrawn (on PostgreSQL another router may add names, so only found names are kept).
+   */
+  private async resolveAgents(names: readonly string[]): Promise<Map<string, { publicKey: Uint8Array }>> {
+    const found = new Map<string, { publicKey: Uint8Array }>();
+    const missing = names.filter((name) => {
+      const publicKey = this.agentKeys.get(name);
+      if (publicKey !== undefined) found.set(name, { publicKey });
+      return publicKey === undefined;
+    });
+    if (missing.length === 0) return found;
+    for (const [name, agent] of await findAgents(this.deps.store.db, missing)) {
+      if (this.agentKeys.size < AGENT_KEY_CACHE) this.agentKeys.set(name, agent.publicKey);
+      found.set(name, agent);
+    }
+    return found;
   }
 
   private answer(session: LinkSession, id: number, outcome: AppendOutcome): void {
