@@ -16,6 +16,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import * as z from "zod";
 import { fillInbox } from "./fill-inbox.js";
+import { cpuMs } from "./meter.js";
 import { mcpClient, type BenchNetwork } from "./network.js";
 
 function selfSignedCertificate(dir: string): { cert: string; key: string; file: string } {
@@ -52,6 +53,10 @@ export interface WebhookFigures {
   readonly barePosts: number;
   /** The bare loop with one durable commit after each response. */
   readonly durablePosts: number;
+  /** CPU milliseconds of the delivering daemon per delivery (subscription and verification included). */
+  readonly cpuPerDelivery: number;
+  /** CPU milliseconds of this process per post + durable commit of the anchor loop. */
+  readonly cpuPerDurablePost: number;
 }
 
 export async function webhookRates(net: BenchNetwork, items: number): Promise<WebhookFigures> {
@@ -84,6 +89,7 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
     fillInbox(first.data, items);
     const hooks = await net.startDaemon("hooks", flags, env);
     const client = await mcpClient(hooks);
+    const cpuStart = cpuMs(hooks.process.child.pid!);
     const start = performance.now();
     await client.request(
       {
@@ -102,6 +108,7 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
     );
     await finished;
     const deliveries = items / ((performance.now() - start) / 1000);
+    const cpuPerDelivery = (cpuMs(hooks.process.child.pid!) - cpuStart) / items;
     await client.close();
     await net.stop(hooks.process);
 
@@ -136,15 +143,18 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
     db.pragma("synchronous = FULL");
     db.exec("CREATE TABLE retired (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)");
     const retire = db.prepare("INSERT INTO retired (at) VALUES (?)");
+    const cpuBefore = process.cpuUsage();
     const durableStart = performance.now();
     for (let i = 0; i < items; i++) {
       await post();
       retire.run(Date.now());
     }
     const durablePosts = items / ((performance.now() - durableStart) / 1000);
+    const used = process.cpuUsage(cpuBefore);
+    const cpuPerDurablePost = (used.user + used.system) / 1000 / items;
     db.close();
     agent.destroy();
-    return { deliveries, barePosts, durablePosts };
+    return { deliveries, barePosts, durablePosts, cpuPerDelivery, cpuPerDurablePost };
   } finally {
     receiver.close();
   }

@@ -9,7 +9,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { removeDirs, tempDir } from "../apps/daemon/test/harness/processes.js";
 import { spawnServer } from "@social-harness/cli";
 
-const CLI = path.resolve(import.meta.dirname, "../packages/cli/bin/social-harness.js");
+const CLI = path.resolve(import.meta.dirname, "../apps/cli/bin/social-harness.js");
 const SHOTS = "test-results/screenshots";
 const CHARTS = ["received", "sent", "inbox", "firewall-inbound", "firewall-outbound", "judge"] as const;
 const GROUP = "group:alice,bob,carol";

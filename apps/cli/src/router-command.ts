@@ -14,6 +14,7 @@ import {
   type Admission,
   type AdmissionMode,
 } from "@social-harness/router";
+import { anatomyFromEnvironment } from "./anatomy-switch.js";
 import { parseListen } from "./listen.js";
 import { stopRequested } from "./stop-request.js";
 
@@ -58,6 +59,7 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
   const log = pino({ name: "router", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const { host, port } = parseListen(values.listen);
   const metricsListen = metricsListenOf(values["metrics-listen"]);
+  anatomyFromEnvironment("router");
   const router = await startRouter({
     dataDir: values.data,
     host,

@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeCanonical, encodeCanonical } from "./cbor.js";
+import { decodeCanonical, decodeCanonicalSlowly, encodeCanonical } from "./cbor.js";
+import { scanCanonical } from "./cbor-scan.js";
 
 const hex = (h: string) => new Uint8Array(Buffer.from(h.replace(/\s/g, ""), "hex"));
 
@@ -42,4 +44,58 @@ describe("deterministic CBOR", () => {
   it("refuses input above the size cap before decoding", () => {
     expect(decodeCanonical(new Uint8Array(10), 5)).toMatchObject({ ok: false });
   });
+
+  const values = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small" },
+      fc.string({ unit: "grapheme" }),
+      fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
+      fc.constantFrom(0, 23, 24, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32, -24, -25, -257, 2 ** 53 - 1),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.boolean(),
+      fc.constant(null),
+      fc.uint8Array({ maxLength: 40 }),
+      fc.array(tie("value"), { maxLength: 5 }),
+      fc.dictionary(fc.string({ maxLength: 30 }), tie("value"), { maxKeys: 6 }),
+    ),
+  })).value;
+
+  it("reads canonical bytes in one pass exactly as the proof by re-encoding does", () => {
+    fc.assert(
+      fc.property(values, (value) => {
+        let bytes: Uint8Array;
+        try {
+          bytes = encodeCanonical(value);
+        } catch {
+          return;
+        }
+        const scanned = scanCanonical(bytes);
+        const slow = decodeCanonicalSlowly(bytes);
+        if (scanned !== undefined) expect(slow).toEqual({ ok: true, value: scanned.value });
+        expect(decodeCanonical(bytes)).toEqual(slow);
+      }),
+      { numRuns: 500 },
+    );
+  }, 60_000);
+
+  it("never vouches for bytes the proof by re-encoding refuses", () => {
+    fc.assert(
+      fc.property(
+        values,
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 3 }),
+        (value, edits) => {
+          let bytes: Uint8Array;
+          try {
+            bytes = new Uint8Array(encodeCanonical(value));
+          } catch {
+            return;
+          }
+          for (const [at, byte] of edits) if (bytes.length > 0) bytes[at % bytes.length] = byte;
+          const scanned = scanCanonical(bytes);
+          if (scanned !== undefined) expect(decodeCanonicalSlowly(bytes)).toEqual({ ok: true, value: scanned.value });
+        },
+      ),
+      { numRuns: 800 },
+    );
+  }, 60_000);
 });

@@ -2,9 +2,11 @@
  * Deterministic CBOR for signed records (RFC 8949 §4.2 core deterministic encoding via cborg).
  * Encoding refuses what has no single spelling (undefined, NaN, ±Infinity, unsafe integers,
  * ill-formed strings). Decoding is strict and then proves the bytes canonical by re-encoding
- * them: out-of-order keys, over-wide floats, -0 and invalid UTF-8 are all refused that way.
+ * them: out-of-order keys, over-wide floats, -0 and invalid UTF-8 are all refused that way. The
+ * common shapes are first read in one pass that proves them canonical as it goes (cbor-scan.ts).
  */
 import { decode, encode, type DecodeOptions, type EncodeOptions } from "cborg";
+import { scanCanonical } from "./cbor-scan.js";
 
 /** Frames beyond this are refused before decoding (1 MiB of content plus the envelope). */
 export const MAX_CBOR_BYTES = 2 * 1024 * 1024;
@@ -62,6 +64,13 @@ export type DecodeResult =
  */
 export function decodeCanonical(bytes: Uint8Array, maxBytes = MAX_CBOR_BYTES): DecodeResult {
   if (bytes.byteLength > maxBytes) return { ok: false, reason: `larger than ${maxBytes} bytes` };
+  const scanned = scanCanonical(bytes);
+  if (scanned !== undefined) return { ok: true, value: scanned.value };
+  return decodeCanonicalSlowly(bytes);
+}
+
+/** The proof by re-encoding: what scanCanonical cannot vouch for, and the reason for a refusal. */
+export function decodeCanonicalSlowly(bytes: Uint8Array): DecodeResult {
   let value: unknown;
   try {
     value = decode(bytes, STRICT_DECODE);
@@ -86,6 +95,9 @@ export function decodeCanonical(bytes: Uint8Array, maxBytes = MAX_CBOR_BYTES): D
  */
 export function decodeStrict(bytes: Uint8Array, maxBytes = MAX_CBOR_BYTES): DecodeResult {
   if (bytes.byteLength > maxBytes) return { ok: false, reason: `larger than ${maxBytes} bytes` };
+  // Canonical bytes (what every Social Harness process sends) read in one pass; others strictly.
+  const scanned = scanCanonical(bytes);
+  if (scanned !== undefined) return { ok: true, value: scanned.value };
   try {
     return { ok: true, value: decode(bytes, STRICT_DECODE) };
   } catch (cause) {

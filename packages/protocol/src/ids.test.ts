@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeBase64url, encodeBase64url } from "./base64url.js";
 import { collectiveIdOf, deliveryTokenOf, eventIdOf, isId, mintCollectiveId, mintId, recordHashOf } from "./ids.js";
@@ -54,6 +55,17 @@ describe("opaque ids", () => {
     const hash = recordHashOf(new Uint8Array([1, 2, 3]));
     expect(hash).toBe(
       "rec_" + encodeBase64url(Buffer.from("039058c6f2c0cb492c533b0a4d14ef77cc0f78abccced5287d84a1a2011cfb81", "hex")),
+    );
+  });
+
+  it("accepts exactly the bodies that decode canonically to 32 bytes", () => {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=+/.";
+    const body = fc.string({ unit: fc.constantFrom(...alphabet), minLength: 42, maxLength: 44 });
+    fc.assert(
+      fc.property(body, (text) => {
+        expect(isId("post", `pst_${text}`)).toBe(decodeBase64url(text)?.length === 32 && text.length === 43);
+      }),
+      { numRuns: 3000 },
     );
   });
 });

@@ -36,8 +36,14 @@ export function isId(kind: IdKind, value: unknown): value is string {
   if (typeof value !== "string") return false;
   const prefix = ID_PREFIXES[kind];
   if (value.length !== prefix.length + BODY_LENGTH || !value.startsWith(prefix)) return false;
-  return decodeBase64url(value.slice(prefix.length))?.length === 32;
+  return CANONICAL_BODY.test(value.slice(prefix.length));
 }
+
+/**
+ * 43 base64url characters that are the canonical spelling of 32 bytes: 256 bits leave the last
+ * character's two low bits zero (values 0, 4, ... 60), so exactly these 16 may end a body.
+ */
+const CANONICAL_BODY = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
 
 /** The 32 bytes an id encodes, or undefined if it is not a canonical id of that kind. */
 export function idBytes(kind: IdKind, value: string): Uint8Array | undefined {

@@ -151,6 +151,11 @@ export class Inbox {
     return (await pendingRows(db, 0, Number.MAX_SAFE_INTEGER, 1))[0];
   }
 
+  /** The oldest `limit` pending items, in inbox order. */
+  oldestPendingRows(db: DbOrTrx, limit: number): Promise<InboxRow[]> {
+    return pendingRows(db, 0, Number.MAX_SAFE_INTEGER, limit);
+  }
+
   /** Acknowledges a delivery; idempotent for a settled token; unknown tokens fail. */
   async acknowledge(token: string, by: string): Promise<void> {
     const settled = await this.store.db.transaction().execute(async (trx) => {

@@ -14,6 +14,7 @@ import {
   type CallToolResult,
   type ServerCapabilities,
 } from "@modelcontextprotocol/server";
+import { hop } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import * as z from "zod";
 import { principalOf, type Credentials, type Principal } from "../identity/identity.js";
@@ -192,6 +193,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
         if (!res.writableFinished) closed.abort();
       });
       const body = await readBody(req);
+      hop("mcp.request-parsed");
       if (body.kind === "too-large") return writeTooLarge(res);
       const extra: RequestExtra =
         body.kind === "json" && rawArgumentsOf(body.value) !== undefined
@@ -213,6 +215,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
         );
       }
       await writeResponse(res, response, closed.signal);
+      hop("mcp.response-written");
     },
     close: () => handler.close(),
   };

@@ -5,6 +5,8 @@
  * item and clears the occurrence in one transaction and the next item goes at once. Failures retry
  * with capped, jittered exponential backoff; ≥100 attempts over ≥1 h suspend; 410 and 413 suspend
  * terminally. Expired registrations wait, keeping their occurrence and diagnostics for a refresh.
+ * While one attempt waits for its response, the next pending item is read and its body built; the
+ * retiring commit stores it, and the next step starts from it without reading the rows back.
  */
 import type { Logger } from "pino";
 import { relaxedTransaction, type DaemonStore } from "../db/database.js";
@@ -122,6 +124,12 @@ const TERMINAL_STATUSES: ReadonlySet<number> = new Set([410, 413]);
 
 type Next = { readonly waitMs: number } | "now" | "idle";
 
+/** What a retiring commit leaves for the next step: the registration as it stored it, the next occurrence. */
+interface Carried {
+  readonly subscription: SubscriptionRow;
+  readonly occurrence: OccurrenceRow;
+}
+
 export class WebhookDelivery {
   private readonly schedule: DeliverySchedule;
   private readonly clock: Clock;
@@ -133,6 +141,9 @@ export class WebhookDelivery {
   private inFlight: { subscriptionId: string; controller: AbortController } | undefined;
   private unwatch: (() => void) | undefined;
   private opened: { readonly id: string; readonly sealed: string; readonly key: Buffer } | undefined;
+  private carried: Carried | undefined;
+  /** Counts wakes from the registrations' side; a retire carries nothing across one. */
+  private generation = 0;
 
   constructor(private readonly deps: DeliveryDeps) {
     this.schedule = scheduleOf(deps.schedule);
@@ -151,12 +162,19 @@ export class WebhookDelivery {
   /** Starts the delivery loop; it runs until `stop`. */
   start(): void {
     if (this.running !== undefined) return;
-    this.unwatch = this.deps.inbox.watch(() => this.wake());
+    this.unwatch = this.deps.inbox.watch(() => this.nudge());
     this.running = this.loop();
   }
 
-  /** Re-evaluates at once (a new item, subscribe, refresh, resume or revoke). */
+  /** Re-evaluates at once from the stored registrations (subscribe, refresh, resume or revoke). */
   wake(): void {
+    this.carried = undefined;
+    this.generation++;
+    this.nudge();
+  }
+
+  /** Re-evaluates at once (the pending items changed). */
+  private nudge(): void {
     this.woken = true;
     const wake = this.wakeIdle;
     this.wakeIdle = undefined;
@@ -213,12 +231,15 @@ export class WebhookDelivery {
   private async step(): Promise<Next> {
     const { db } = this.deps.store;
     const now = this.clock.now();
-    const [subscription] = await retainedSubscriptions(db);
+    const carried = this.carried;
+    this.carried = undefined;
+    const generation = this.generation;
+    const subscription = carried?.subscription ?? (await retainedSubscriptions(db))[0];
     if (subscription === undefined || subscription.state !== "active") return "idle";
     // An expired lease cannot deliver; a refresh wakes the loop.
     if (subscription.leaseExpiresAt <= now) return "idle";
 
-    let occurrence = await findOccurrence(db, subscription.id);
+    let occurrence = carried?.occurrence ?? (await findOccurrence(db, subscription.id));
     if (occurrence !== undefined) {
       const row = await this.deps.inbox.find(occurrence.token);
       if (row?.state !== "pending") {
@@ -239,14 +260,19 @@ export class WebhookDelivery {
 
     const due = subscription.nextAttemptAt ?? now;
     if (due > now) return { waitMs: Math.min(due, subscription.leaseExpiresAt) - now };
-    return this.attempt(subscription, occurrence);
+    return this.attempt(subscription, occurrence, generation);
   }
 
-  private async attempt(subscription: SubscriptionRow, occurrence: OccurrenceRow): Promise<Next> {
+  private async attempt(subscription: SubscriptionRow, occurrence: OccurrenceRow, generation: number): Promise<Next> {
     const key = this.signingKey(subscription);
     const controller = new AbortController();
     this.inFlight = { subscriptionId: subscription.id, controller };
     const started = this.clock.now();
+    // Read while the receiver answers: the item after this one and its body, for the retiring commit.
+    const upcoming = this.deps.inbox.oldestPendingRows(this.deps.store.db, 2).then(
+      (rows) => rows.find((row) => row.token !== occurrence.token),
+      () => undefined,
+    );
     let outcome;
     try {
       outcome = await this.deps.sender.post({
@@ -269,7 +295,7 @@ export class WebhookDelivery {
     const at = this.clock.now();
     const attempt = { subscriptionId: subscription.id, retry: subscription.attempts > 0, latencyMs: at - started, at };
     if (outcome.kind === "response" && outcome.status >= 200 && outcome.status <= 299) {
-      await this.retire(occurrence, attempt);
+      await this.retire(subscription, occurrence, attempt, await upcoming, generation);
       return "now";
     }
     const category = outcome.kind === "failure" ? outcome.category : categoryOf(outcome.status);
@@ -288,24 +314,51 @@ export class WebhookDelivery {
     return key;
   }
 
-  private async retire(occurrence: OccurrenceRow, attempt: Attempt): Promise<void> {
-    const { subscriptionId, at } = attempt;
+  /**
+   * Retires a delivered item and stores the next one's occurrence in the same commit. `upcoming` is
+   * the item that followed it when the attempt started; items are only ever appended, so it is
+   * still the next unless it was settled meanwhile, which the next step's pending check sees.
+   */
+  private async retire(
+    subscription: SubscriptionRow,
+    occurrence: OccurrenceRow,
+    attempt: Attempt,
+    upcoming: InboxRow | undefined,
+    generation: number,
+  ): Promise<void> {
+    const { subscriptionId: id, at } = attempt;
     const retired = await this.deps.store.db.transaction().execute(async (trx) => {
-      const current = await findSubscription(trx, subscriptionId);
+      const current = await findSubscription(trx, id);
       // Revoked meanwhile: the item stays pending for read_inbox or a later consumer.
-      if (current === undefined || current.state === "revoked") return false;
-      if (!(await clearOccurrence(trx, subscriptionId, occurrence.eventId))) return false;
-      await this.deps.inbox.settleIn(trx, occurrence.token, "acknowledged", `webhook:${subscriptionId}`, at);
-      await recordReceipt(trx, subscriptionId, at);
+      if (current === undefined || current.state === "revoked") return undefined;
+      if (!(await clearOccurrence(trx, id, occurrence.eventId))) return undefined;
+      await this.deps.inbox.settleIn(trx, occurrence.token, "acknowledged", `webhook:${id}`, at);
+      await recordReceipt(trx, id, at);
       await insertAttempt(trx, { ...attempt, outcome: "delivered", category: null });
-      // The next item's occurrence rides on this commit, so the next step finds it stored.
-      const next = await this.deps.inbox.oldestPending(trx);
-      if (next !== undefined) await insertOccurrence(trx, occurrenceOf(subscriptionId, next, at));
-      return true;
+      // The next item's occurrence rides on this commit, so the next step starts from it.
+      const next = upcoming ?? (await this.deps.inbox.oldestPending(trx));
+      const stored = next === undefined ? undefined : occurrenceOf(id, next, at);
+      if (stored !== undefined) await insertOccurrence(trx, stored);
+      return { current, stored };
     });
-    if (!retired) return;
+    if (retired === undefined) return;
     this.deps.metrics?.webhookAttempted("delivered", attempt.retry);
     this.deps.metrics?.acknowledged();
+    if (retired.stored !== undefined && generation === this.generation) {
+      const { current } = retired;
+      this.carried = {
+        subscription: {
+          ...current,
+          attempts: 0,
+          failingSince: null,
+          lastError: null,
+          nextAttemptAt: null,
+          lastDeliveryAt: at,
+          delivered: current.delivered + 1,
+        },
+        occurrence: retired.stored,
+      };
+    }
     this.deps.inbox.changed();
   }
 

@@ -7,12 +7,15 @@
 import { randomBytes } from "node:crypto";
 import type { Server as HttpServer } from "node:http";
 import {
+  anatomyClock,
   checkPublicKey,
   decodeBase64url,
   decodeClientFrame,
   decodeSignatureList,
   encodeBase64url,
   encodeFrame,
+  hop,
+  hopAt,
   isAgentName,
   LINK_PROTOCOL,
   linkAuthMessage,
@@ -26,7 +29,7 @@ import {
 import type { Logger } from "pino";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { AppendBatcher, AppendContext, AppendOutcome } from "../conversations/append.service.js";
-import { appendPost } from "../conversations/append.service.js";
+import { appendPost, publishCommitted } from "../conversations/append.service.js";
 import { membersOf } from "../conversations/conversations.store.js";
 import type { GenesisCoordinator } from "../conversations/genesis.service.js";
 import type { Registrar } from "../registry/registration.service.js";
@@ -36,6 +39,7 @@ import { LinkSession } from "./session.js";
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 const PING_INTERVAL_MS = 15_000;
+const AGENT_KEY_CACHE = 100_000;
 
 export interface LinkServerDeps extends AppendContext {
   readonly appends: AppendBatcher;
@@ -59,6 +63,7 @@ export class LinkServer {
   private readonly wss: WebSocketServer;
   private readonly sessions = new Map<string, LinkSession>();
   private readonly groupMembers = new Map<string, readonly string[]>();
+  private readonly agentKeys = new Map<string, Uint8Array>();
   private readonly pingTimer: NodeJS.Timeout;
 
   constructor(
@@ -138,6 +143,7 @@ export class LinkServer {
       socket.close(4001, reason);
     };
     socket.on("message", (data: Buffer, isBinary: boolean) => {
+      const arrived = anatomyClock();
       const decoded = isBinary
         ? decodeClientFrame(new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
         : undefined;
@@ -176,6 +182,7 @@ export class LinkServer {
         );
         return;
       }
+      if (frame.t === "propose") hopAt("router.received", arrived, session.name);
       this.dispatch(session, frame).catch((error: unknown) => {
         this.deps.log.error({ err: error, agent: session?.name, frame: frame.t }, "frame handling failed");
         if ("id" in frame)
@@ -249,7 +256,7 @@ export class LinkServer {
         );
         return session.acknowledge();
       case "resolve": {
-        const agents = await findAgents(this.deps.store.db, frame.names.filter(isAgentName));
+        const agents = await this.resolveAgents(frame.names.filter(isAgentName));
         session.send({
           t: "resolved",
           id: frame.id,
@@ -266,7 +273,10 @@ export class LinkServer {
       case "propose": {
         const started = performance.now();
         const outcome = await appendPost(this.deps, this.deps.appends, session, frame.record, frame.signature);
-        return this.answer(session, frame.id, outcome, started);
+        // The author's answer leaves first; the pushes to the members follow it.
+        this.answer(session, frame.id, outcome, started);
+        publishCommitted(this.deps, outcome);
+        return;
       }
       case "open-group": {
         const started = performance.now();
@@ -293,6 +303,25 @@ export class LinkServer {
     }
   }
 
+  /**
+   * Registered agents' keys, read once: a name stays bound to its first key and registrations are
+   * never withdrawn (on PostgreSQL another router may add names, so only found names are kept).
+   */
+  private async resolveAgents(names: readonly string[]): Promise<Map<string, { publicKey: Uint8Array }>> {
+    const found = new Map<string, { publicKey: Uint8Array }>();
+    const missing = names.filter((name) => {
+      const publicKey = this.agentKeys.get(name);
+      if (publicKey !== undefined) found.set(name, { publicKey });
+      return publicKey === undefined;
+    });
+    if (missing.length === 0) return found;
+    for (const [name, agent] of await findAgents(this.deps.store.db, missing)) {
+      if (this.agentKeys.size < AGENT_KEY_CACHE) this.agentKeys.set(name, agent.publicKey);
+      found.set(name, agent);
+    }
+    return found;
+  }
+
   private answer(session: LinkSession, id: number, outcome: AppendOutcome, started: number): void {
     this.deps.metrics?.answered(
       outcome.kind,
@@ -312,6 +341,7 @@ export class LinkServer {
           certificate: new Uint8Array(record.certificate),
           ...(stored === undefined ? {} : { stored }),
         });
+        hop("router.certificate-sent", session.name);
         return;
       }
       case "head-moved":
