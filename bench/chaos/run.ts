@@ -1,9 +1,10 @@
 /**
  * `npm run chaos -- [--trials N] [--kinds sender,router,recipient,postgres,full-disk,power,…] [--seed S]
- * [--messages 200] [--in-flight 4] [--strikes 2] [--keep]`: N crash trials in all, the kinds taking
- * turns, one line per trial, then the table per kind and every violation. Exits 1 when any promise
- * broke. Trial i runs with seed S + i; `--kinds <its kind> --seed <its seed> --trials 1` runs it again.
+ * [--messages 200] [--in-flight 4] [--strikes 2] [--keep] [--json FILE]`: N crash trials in all, the
+ * kinds taking turns, one line per trial (and its report as a JSON line in FILE), then the table per
+ * kind and every violation. Exits 1 when any promise broke. Trial i runs with seed S + i; `--kinds <its kind> --seed <its seed> --trials 1` runs it again.
  */
+import { appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { parseArgs } from "node:util";
 import { FAULTS, faultsNamed } from "./faults.js";
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     "in-flight": { type: "string", default: "4" },
     strikes: { type: "string", default: "2" },
     keep: { type: "boolean", default: false },
+    json: { type: "string" },
   },
   strict: true,
 });
@@ -58,6 +60,7 @@ for (let i = 0; i < trials; i++) {
   const fault = faults[i % faults.length]!;
   const report = await runTrial({ fault, seed: seed + i, messages, inFlight, strikes, keep: values.keep });
   reports.push(report);
+  if (values.json !== undefined) appendFileSync(values.json, `${JSON.stringify(report)}\n`);
   const c = report.counts;
   process.stdout.write(
     `${String(i + 1).padStart(4)} ${fault.name.padEnd(width)} seed ${String(report.seed).padEnd(7)} ` +

@@ -17,6 +17,7 @@
 #include <fuse_lowlevel.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,6 +350,8 @@ int main(int argc, char **argv) {
     perror("lossyfs");
     return 2;
   }
+  /* When the harness dies, the mount goes too (a clean unmount). */
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (restore() != 0 || snapshot() != 0) {
     fprintf(stderr, "lossyfs: could not restore or snapshot %s\n", backing);
     return 1;
