@@ -28,7 +28,7 @@ export interface PreparedFault {
   /** One fault: a process killed and restarted, or a disk filled and freed. Resolves when it is over. */
   strike(ctx: StrikeContext): Promise<void>;
   /** The last crash of every daemon at once, when it is more than kill -9 (a power cut). */
-  crashAll?(net: Network): Promise<void>;
+  crashAll?(net: Network, ledger: Ledger): Promise<void>;
   cleanup(): Promise<void>;
 }
 

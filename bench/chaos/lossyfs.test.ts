@@ -84,6 +84,7 @@ describe("lossyfs", () => {
       // No reading in between: the reader's close would checkpoint, and fsync, the WAL.
       expect(await commitThenKill(file, "OFF", 200)).toBeGreaterThanOrEqual(200);
       await disk.cut();
+      expect(disk.dropped).toMatch(/\/off\.db-wal:[1-9]/);
       expect(rows(file)).toBe(before);
     } finally {
       await disk.dispose();

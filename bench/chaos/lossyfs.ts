@@ -7,7 +7,7 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -31,8 +31,9 @@ export function buildLossyfs(): Promise<string> {
     await mkdir(dir, { recursive: true });
     const flags = (await run("pkg-config", ["--cflags", "--libs", "fuse3"])).stdout.trim().split(/\s+/);
     const sources = SOURCES.filter((f) => f.endsWith(".c"));
-    await run("cc", ["-O2", "-Wall", "-o", `${binary}.tmp`, ...sources, ...flags]);
-    await run("mv", [`${binary}.tmp`, binary]);
+    const temporary = `${binary}.${process.pid}.tmp`;
+    await run("cc", ["-O2", "-Wall", "-o", temporary, ...sources, ...flags]);
+    await rename(temporary, binary);
     return binary;
   })();
   return built;
@@ -63,6 +64,9 @@ export class Lossyfs {
   private exited: Promise<number | null> = Promise.resolve(null);
   /** Power cuts so far. */
   cuts = 0;
+  /** What the last cut dropped: `<name>:<pages>` per file written since its last sync, and the total. */
+  dropped = "";
+  private output = "";
 
   private constructor(
     /** Where the data lives: `<dir>/mount` is the data directory, `backing` and `state` its disk. */
@@ -90,8 +94,10 @@ export class Lossyfs {
     let stderr = "";
     proc.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     await new Promise<void>((resolve, reject) => {
+      this.output = "";
       proc.stdout.on("data", (chunk: Buffer) => {
-        if (chunk.toString().includes("mounted")) resolve();
+        this.output += chunk.toString();
+        if (this.output.includes("mounted")) resolve();
       });
       void this.exited.then((code) => reject(new Error(`lossyfs exited with ${code}: ${stderr.trim()}`)));
     });
@@ -105,6 +111,7 @@ export class Lossyfs {
   async cut(): Promise<void> {
     await this.stopWith("SIGUSR1");
     this.cuts++;
+    this.dropped = /^dropped (.*)$/m.exec(this.output)?.[1] ?? "";
     await this.start();
   }
 

@@ -7,6 +7,7 @@
 import path from "node:path";
 import type { FaultKind, PreparedFault } from "./faults.js";
 import { Lossyfs } from "./lossyfs.js";
+import type { Ledger } from "./ledger.js";
 import type { Network } from "./network.js";
 import type { Server } from "./processes.js";
 import type { Random } from "./random.js";
@@ -31,8 +32,9 @@ function powerCut(name: string, summary: string, machine: Machine, sender = "ali
       }
       const servers = (net: Network): Server[] =>
         [...disks.keys()].map((p) => (p === ROUTER ? net.routers[0]! : net.daemon(p)));
-      const cut = async () => {
+      const cut = (ledger: Ledger) => async () => {
         await Promise.all([...disks.values()].map((disk) => disk.cut()));
+        for (const [process, disk] of disks) ledger.note(`${process}'s disk dropped ${disk.dropped}`);
       };
       return {
         layout: {
@@ -41,9 +43,10 @@ function powerCut(name: string, summary: string, machine: Machine, sender = "ali
           dataDirOf: (agent) => disks.get(agent)?.mount,
           routerDataDirOf: (router) => disks.get(router)?.mount,
         },
-        strike: (ctx) => ctx.net.crashTogether(servers(ctx.net), "power-cut", cut, ctx.random.int(0, 1_000)),
+        strike: (ctx) =>
+          ctx.net.crashTogether(servers(ctx.net), "power-cut", cut(ctx.ledger), ctx.random.int(0, 1_000)),
         // The last check: every daemon killed, and the machine's power cut as well.
-        async crashAll(net) {
+        async crashAll(net, ledger) {
           const victims = servers(net);
           const others = [...net.daemons.values()].filter((d) => !victims.includes(d));
           await Promise.all([net.crashTogether(victims, "power-cut", cut), net.crashTogether(others, "killed")]);

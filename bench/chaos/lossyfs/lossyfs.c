@@ -29,7 +29,6 @@
 #define PAGE 4096
 #define MAX_FILES 4096
 #define MAX_NAMES 4096
-
 /* A durable name: a file (its object id) or a directory. */
 struct name {
   char *path;
@@ -65,10 +64,17 @@ struct live *live_of(ino_t ino) {
   return f;
 }
 
+void name_live(struct live *f, const char *path) {
+  if (f == NULL || path == NULL || (f->name != NULL && strcmp(f->name, path) == 0)) return;
+  free(f->name);
+  f->name = strdup(path);
+}
+
 void forget_ino(ino_t ino) {
   for (int i = 0; i < nfiles; i++)
     if (files[i].ino == ino) {
       free(files[i].dirty);
+      free(files[i].name);
       files[i] = files[--nfiles];
       return;
     }
@@ -219,8 +225,7 @@ int fs_fsync(const char *path, int datasync, struct fuse_file_info *fi) {
 }
 
 int fs_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi) {
-  (void)datasync;
-  (void)fi;
+  (void)datasync, (void)fi;
   char dirpath[PATH_MAX], child[PATH_MAX], real[PATH_MAX];
   snprintf(dirpath, sizeof dirpath, "%s", strcmp(path, "/") == 0 ? "" : path);
   full(real, backing, path);
@@ -263,8 +268,7 @@ int fs_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi) {
 }
 
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
-  (void)st;
-  (void)type;
+  (void)st, (void)type;
   return ftw->level == 0 ? 0 : remove(path);
 }
 
@@ -332,6 +336,20 @@ static int snapshot(void) {
   return 0;
 }
 
+/* What the cut dropped: the pages written and never synced, per file (by the name it was opened by). */
+static void report_cut(void) {
+  size_t total = 0;
+  printf("dropped");
+  for (int i = 0; i < nfiles; i++) {
+    size_t pages = 0;
+    for (size_t p = 0; p < files[i].pages; p++) pages += files[i].dirty[p];
+    if (pages > 0) printf(" %s:%zu", files[i].name != NULL ? files[i].name : "?", pages);
+    total += pages;
+  }
+  printf(" total:%zu\n", total);
+  fflush(stdout);
+}
+
 /* The power cut: the loop ends after the request in progress, and nothing more is saved. */
 static struct fuse *the_fuse;
 static void on_cut(int signal) {
@@ -374,5 +392,6 @@ int main(int argc, char **argv) {
   fuse_unmount(fuse);
   fuse_destroy(fuse);
   if (!cut && snapshot() != 0) return 1;
+  if (cut) report_cut();
   return result < 0 ? 1 : 0;
 }

@@ -14,11 +14,14 @@ struct live {
   unsigned char *dirty;
   size_t pages;
   int has_object;
+  /* The name it was last opened by, for the report of a cut. */
+  char *name;
 };
 
 extern char backing[];
 void full(char *out, const char *root, const char *path);
 struct live *live_of(ino_t ino);
+void name_live(struct live *f, const char *path);
 void forget_ino(ino_t ino);
 void mark(struct live *f, off_t from, off_t to);
 void mark_fd(int fd, off_t from, off_t to);

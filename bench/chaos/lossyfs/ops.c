@@ -131,24 +131,24 @@ static int fs_utimens(const char *path, const struct timespec tv[2], struct fuse
   return ok(utimensat(AT_FDCWD, real, tv, AT_SYMLINK_NOFOLLOW));
 }
 
-static int opened(int fd, struct fuse_file_info *fi) {
+static int opened(const char *path, int fd, struct fuse_file_info *fi) {
   if (fd < 0) return -errno;
   fi->fh = (uint64_t)fd;
   struct stat st;
-  if (fstat(fd, &st) == 0) live_of(st.st_ino);
+  if (fstat(fd, &st) == 0) name_live(live_of(st.st_ino), path);
   return 0;
 }
 
 static int fs_create(const char *path, mode_t mode, struct fuse_file_info *fi) {
   REAL(real, path);
-  return opened(open(real, fi->flags, mode), fi);
+  return opened(path, open(real, fi->flags, mode), fi);
 }
 
 static int fs_open(const char *path, struct fuse_file_info *fi) {
   REAL(real, path);
   struct stat st;
   off_t before = (fi->flags & O_TRUNC) && stat(real, &st) == 0 ? st.st_size : 0;
-  int result = opened(open(real, fi->flags), fi);
+  int result = opened(path, open(real, fi->flags), fi);
   if (result == 0 && before > 0) mark_fd((int)fi->fh, 0, before);
   return result;
 }
