@@ -49,7 +49,10 @@ function powerCut(name: string, summary: string, machine: Machine, sender = "ali
         async crashAll(net, ledger) {
           const victims = servers(net);
           const others = [...net.daemons.values()].filter((d) => !victims.includes(d));
-          await Promise.all([net.crashTogether(victims, "power-cut", cut), net.crashTogether(others, "killed")]);
+          await Promise.all([
+            net.crashTogether(victims, "power-cut", cut(ledger)),
+            net.crashTogether(others, "killed"),
+          ]);
         },
         async cleanup() {
           for (const disk of disks.values()) await disk.unmount().catch(() => disk.dispose());
