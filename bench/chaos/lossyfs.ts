@@ -7,7 +7,7 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -48,14 +48,16 @@ export async function lossyfsUnavailable(scratch: string): Promise<string | unde
   } catch (error) {
     return `lossyfs does not build (cc, pkg-config and libfuse3-dev are needed): ${String(error).split("\n")[0]}`;
   }
+  // Runs side by side probe at once: each in a directory of its own.
+  const probe = await mkdtemp(path.join(scratch, "lossyfs-probe-"));
   try {
-    const disk = await Lossyfs.mount(path.join(scratch, "lossyfs-probe"));
+    const disk = await Lossyfs.mount(probe);
     await disk.unmount();
     return undefined;
   } catch (error) {
     return `lossyfs does not mount: ${String(error).split("\n")[0]}`;
   } finally {
-    await rm(path.join(scratch, "lossyfs-probe"), { recursive: true, force: true });
+    await rm(probe, { recursive: true, force: true });
   }
 }
 
