@@ -7,6 +7,7 @@
 import path from "node:path";
 import pg from "pg";
 import { Tmpfs } from "./disk.js";
+import { POWER_CUTS } from "./power.js";
 import type { Ledger } from "./ledger.js";
 import type { Layout, Network } from "./network.js";
 import type { Random } from "./random.js";
@@ -26,6 +27,8 @@ export interface PreparedFault {
   readonly layout: Layout;
   /** One fault: a process killed and restarted, or a disk filled and freed. Resolves when it is over. */
   strike(ctx: StrikeContext): Promise<void>;
+  /** The last crash of every daemon at once, when it is more than kill -9 (a power cut). */
+  crashAll?(net: Network, ledger: Ledger): Promise<void>;
   cleanup(): Promise<void>;
 }
 
@@ -125,11 +128,16 @@ const fullDisk: FaultKind = {
   },
 };
 
+/** The SIGKILL kinds, which `npm run chaos` runs by default. */
 export const FAULTS: readonly FaultKind[] = [sender, router, recipient, postgres, fullDisk];
 
-export function faultNamed(name: string): FaultKind {
-  const fault = FAULTS.find((f) => f.name === name);
-  if (fault === undefined)
-    throw new Error(`no fault kind "${name}"; the kinds are ${FAULTS.map((f) => f.name).join(", ")}`);
-  return fault;
+/** Kinds by name; `power` names every power-cut kind. */
+export function faultsNamed(name: string): readonly FaultKind[] {
+  if (name === "power") return POWER_CUTS;
+  const fault = [...FAULTS, ...POWER_CUTS].find((f) => f.name === name);
+  if (fault === undefined) {
+    const known = [...FAULTS, ...POWER_CUTS].map((f) => f.name).join(", ");
+    throw new Error(`no fault kind "${name}"; the kinds are ${known}, and power (every power-cut kind)`);
+  }
+  return [fault];
 }

@@ -52,7 +52,7 @@ export interface Ack {
 /** A stretch of time in which a process was dead or its disk full: state may be lost in it. */
 export interface FaultWindow {
   readonly process: string;
-  readonly what: "killed" | "disk-full";
+  readonly what: "killed" | "disk-full" | "power-cut";
   readonly from: number;
   to: number;
 }

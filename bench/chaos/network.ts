@@ -16,8 +16,10 @@ export interface Layout {
   readonly database?: string;
   /** Which router an agent's daemon links to. */
   homeOf(agent: string, index: number): number;
-  /** Where an agent keeps its data, when not in the trial directory (a tmpfs). */
+  /** Where an agent keeps its data, when not in the trial directory (a tmpfs, a lossyfs mount). */
   dataDirOf?(agent: string): string | undefined;
+  /** Where a router keeps its data, when not in the trial directory (a lossyfs mount). */
+  routerDataDirOf?(name: string): string | undefined;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -36,7 +38,7 @@ export class Network {
     const net = new Network(dir, ledger);
     for (let i = 0; i < layout.routers; i++) {
       const name = layout.routers === 1 ? "router" : `router-${i + 1}`;
-      const args = ["router", "--data", path.join(dir, name)];
+      const args = ["router", "--data", layout.routerDataDirOf?.(name) ?? path.join(dir, name)];
       if (layout.database !== undefined) args.push("--database", layout.database);
       const router = new RouterServer({ name, args, logFile: path.join(dir, `${name}.log`) });
       net.watch(router);
@@ -102,9 +104,26 @@ export class Network {
 
   /** Crashes every daemon at once and starts them all again (the trial's last check). */
   async crashAllDaemons(): Promise<void> {
-    const daemons = [...this.daemons.values()];
-    const windows = daemons.map((d) => this.ledger.openFault(d.name, "killed"));
-    await Promise.all(daemons.map((d) => d.kill()));
+    await this.crashTogether([...this.daemons.values()], "killed");
+  }
+
+  /**
+   * kill -9 of `servers` at once, then `meanwhile` (a power cut drops what their disks did not sync),
+   * down for `downMs`, then started again, routers first; daemons are back once linked.
+   */
+  async crashTogether(
+    servers: readonly Server[],
+    what: "killed" | "power-cut",
+    meanwhile: () => Promise<void> = () => Promise.resolve(),
+    downMs = 0,
+  ): Promise<void> {
+    const windows = servers.map((s) => this.ledger.openFault(s.name, what));
+    await Promise.all(servers.map((s) => s.kill()));
+    await meanwhile();
+    await sleep(downMs);
+    const routers = servers.filter((s) => s instanceof RouterServer);
+    const daemons = servers.filter((s) => s instanceof DaemonServer);
+    for (const router of routers) await this.restart(router);
     await Promise.all(daemons.map((d) => this.restart(d)));
     await Promise.all(daemons.map((d) => d.linked()));
     for (const window of windows) this.ledger.closeFault(window);

@@ -165,7 +165,7 @@ class Trial {
     const webhookConsumers = new Set(agents.filter((a) => a.consumer === "webhook").map((a) => a.name));
     await offered(ctx, kinds, burst, webhookConsumers, 20_000);
     ledger.note("every daemon killed at once and started again");
-    await net.crashAllDaemons();
+    await (fault.crashAll?.(net, ledger) ?? net.crashAllDaemons());
     this.holding = false;
     this.noteWaiting("settling after the last crash", await settle(ctx, kinds, this.hosts, plan.settleMs ?? 60_000));
 

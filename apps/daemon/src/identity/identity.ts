@@ -4,9 +4,9 @@
  * and `owner.token` (the owner API and owner diagnostics). Existing files are never rewritten.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { decodeBase64url, encodeBase64url, signingKeyFromSeed, type SigningKey } from "@social-harness/protocol";
+import { readOrCreateSecret } from "./secret-file.js";
 
 export interface Credentials {
   readonly key: SigningKey;
@@ -16,22 +16,9 @@ export interface Credentials {
 
 export type Principal = "runtime" | "owner";
 
-function readOrCreate(file: string, create: () => string): string {
-  if (!existsSync(file)) {
-    // `wx` fails if another process created the file first; then we read theirs.
-    try {
-      writeFileSync(file, `${create()}\n`, { mode: 0o600, flag: "wx" });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-  }
-  chmodSync(file, 0o600);
-  return readFileSync(file, "utf8").trim();
-}
-
 /** The agent's identity key from `identity.key`, created on first use. */
 export function loadIdentityKey(dataDir: string): SigningKey {
-  const seedText = readOrCreate(path.join(dataDir, "identity.key"), () => encodeBase64url(randomBytes(32)));
+  const seedText = readOrCreateSecret(path.join(dataDir, "identity.key"), () => encodeBase64url(randomBytes(32)));
   const seed = decodeBase64url(seedText);
   if (seed?.length !== 32) throw new Error(`${path.join(dataDir, "identity.key")} is not a 32-byte base64url seed`);
   return signingKeyFromSeed(seed);
@@ -41,8 +28,8 @@ export function loadCredentials(dataDir: string): Credentials {
   const token = () => `sh_${encodeBase64url(randomBytes(32))}`;
   return {
     key: loadIdentityKey(dataDir),
-    runtimeToken: readOrCreate(path.join(dataDir, "runtime.token"), token),
-    ownerToken: readOrCreate(path.join(dataDir, "owner.token"), token),
+    runtimeToken: readOrCreateSecret(path.join(dataDir, "runtime.token"), token),
+    ownerToken: readOrCreateSecret(path.join(dataDir, "owner.token"), token),
   };
 }
 

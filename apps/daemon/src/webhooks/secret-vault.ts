@@ -5,7 +5,7 @@
  * to another row. Only the delivery engine and the verification cache ever open one.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readOrCreateSecret } from "../identity/secret-file.js";
 import { decodeBase64url, encodeBase64url } from "@social-harness/protocol";
 
 const PREFIX = "enc:v1:";
@@ -42,16 +42,7 @@ export class SecretVault {
 
   private loadKey(): Buffer {
     if (this.key !== undefined) return this.key;
-    if (!existsSync(this.keyFile)) {
-      // `wx` fails if another process created the file first; then we read theirs.
-      try {
-        writeFileSync(this.keyFile, `${encodeBase64url(randomBytes(32))}\n`, { mode: 0o600, flag: "wx" });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
-    }
-    chmodSync(this.keyFile, 0o600);
-    const key = decodeBase64url(readFileSync(this.keyFile, "utf8").trim());
+    const key = decodeBase64url(readOrCreateSecret(this.keyFile, () => encodeBase64url(randomBytes(32))));
     if (key?.length !== 32) throw new Error(`${this.keyFile} is not a 32-byte base64url key`);
     this.key = Buffer.from(key);
     return this.key;
