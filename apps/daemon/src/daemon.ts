@@ -110,6 +110,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     log,
     requestTimeoutMs: config.routerTimeoutMs ?? 15_000,
     registrationToken: config.registrationToken,
+    durable: () => store.durable(),
   });
   const peerKeys = new PeerKeys(store.db, (names) => link.resolve(names));
   const posts = new Posts({
@@ -212,6 +213,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     ],
     instructions: INSTRUCTIONS,
     log,
+    durable: () => store.durable(),
   });
   const services: OwnerServices = {
     name: config.name,
@@ -224,6 +226,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     subscriptions,
     linkState: () => link.state,
     linkRefusal: () => link.refusal,
+    durable: () => store.durable(),
   };
   const trpc = createHTTPHandler({
     router: appRouter,
@@ -244,7 +247,16 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     log,
   );
   const base = await listen(http, config.host, config.port);
-  const feed = new RecordFeed({ self: config.name, key: credentials.key, link, ingress, history, posts, log });
+  const feed = new RecordFeed({
+    self: config.name,
+    key: credentials.key,
+    link,
+    ingress,
+    history,
+    posts,
+    log,
+    durable: () => store.durable(),
+  });
   link.start(feed);
   delivery.start();
 

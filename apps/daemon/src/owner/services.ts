@@ -20,4 +20,6 @@ export interface OwnerServices {
   readonly linkState: () => string;
   /** Why the router refused the link, while it does (e.g. not-registered with admission's reason). */
   readonly linkRefusal: () => LinkRefused | undefined;
+  /** Resolves once every durable commit so far is on disk; each answer waits for it. */
+  readonly durable: () => Promise<void>;
 }

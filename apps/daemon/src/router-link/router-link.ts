@@ -68,6 +68,8 @@ export interface RouterLinkOptions {
   readonly requestTimeoutMs: number;
   /** Presented at authentication; the router uses it only to register a new name. */
   readonly registrationToken?: string;
+  /** Resolves once every durable commit so far is on disk: a proposal names a bound intent. */
+  readonly durable?: () => Promise<void>;
 }
 
 interface Pending {
@@ -92,6 +94,8 @@ export class RouterLink {
   private readyWaiters: (() => void)[] = [];
   private reconnectTimer: NodeJS.Timeout | undefined;
   private consumer: LinkConsumer | undefined;
+  /** Proposals wait for the disk in the order they were made, so they leave in that order. */
+  private proposals: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: RouterLinkOptions) {}
 
@@ -318,11 +322,22 @@ export class RouterLink {
     return answer.agents;
   }
 
-  propose(record: Uint8Array, signature: Uint8Array): Promise<ProposalAnswer> {
+  private bound(): Promise<void> {
+    const durable = this.options.durable;
+    if (durable === undefined) return Promise.resolve();
+    const turn = this.proposals.then(durable);
+    this.proposals = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Proposes a record once its bound intent is on disk (seed 001: durable before proposed). */
+  async propose(record: Uint8Array, signature: Uint8Array): Promise<ProposalAnswer> {
+    await this.bound();
     return this.request<ProposalAnswer>((id) => ({ t: "propose", id, record, signature }));
   }
 
-  openGroup(record: Uint8Array, signature: Uint8Array): Promise<ProposalAnswer> {
+  async openGroup(record: Uint8Array, signature: Uint8Array): Promise<ProposalAnswer> {
+    await this.bound();
     return this.request<ProposalAnswer>((id) => ({ t: "open-group", id, record, signature }));
   }
 
