@@ -9,6 +9,7 @@ import { Kysely, SqliteDialect, type Generated, type Transaction } from "kysely"
 import { Migrator } from "kysely/migration";
 import { withStatementCache, type StatementCounter } from "@social-harness/sqlite";
 import { daemonMigrations } from "./migrations/index.js";
+import { RawStatements } from "./raw-statements.js";
 import { countingCommits, WalSync } from "./wal-sync.js";
 
 export interface PinnedKeysTable {
@@ -246,6 +247,7 @@ export async function openDaemonStore(file: string, counter?: StatementCounter):
     dialect: new SqliteDialect({ database: countingCommits(withStatementCache(sqlite, counter), sqlite, sync) }),
   });
   syncs.set(db, sync);
+  new RawStatements(sqlite, sync, counter).attach(db);
   const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(daemonMigrations) } });
   const { error } = await migrator.migrateToLatest();
   if (error !== undefined) {

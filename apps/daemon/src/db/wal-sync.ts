@@ -16,14 +16,16 @@ export class WalSync {
   private relaxedDepth = 0;
   private running: Promise<void> | undefined;
   private handle: Promise<FileHandle> | undefined;
+  /** Whether the open transaction wrote: a read-only transaction's COMMIT needs no fsync. */
+  transactionWrote = false;
   /** fsyncs done, for measurements and tests. */
   fsyncs = 0;
 
   constructor(private readonly walFile: string) {}
 
-  /** Counts one commit; inside `relaxed`, commits need no fsync. */
-  committedOne(): void {
-    if (this.relaxedDepth === 0) this.committed++;
+  /** Counts one commit; inside `relaxed`, commits need no fsync unless `durable` says so. */
+  committedOne(durable = false): void {
+    if (durable || this.relaxedDepth === 0) this.committed++;
   }
 
   /** Runs `fn` with its commits counted as relaxed (the caller holds the only connection). */
@@ -85,7 +87,9 @@ export function countingCommits(inner: SqliteDatabase, sqlite: Database.Database
       const statement = inner.prepare(sql);
       // `readonly` is better-sqlite3's own flag; an INSERT … RETURNING is a reader that writes.
       const writes = !(statement as Partial<Database.Statement>).readonly;
-      const commits = sql === "commit" || (writes && !sqlite.inTransaction && !CONTROL.test(sql));
+      if (sqlite.inTransaction && writes && sql !== "commit") sync.transactionWrote = true;
+      const commits = sql === "commit" ? sync.transactionWrote : writes && !sqlite.inTransaction && !CONTROL.test(sql);
+      if (sql === "commit" || sql === "rollback") sync.transactionWrote = false;
       if (!commits) return statement;
       let counted = wrapped.get(statement);
       if (counted === undefined) {
