@@ -1,8 +1,9 @@
 /**
  * One tools/call, whichever path carries it (the SDK's dispatcher or the direct path): the
  * arguments are checked once against the tool's strict schema, the tool runs, a refusal keeps its
- * JSON-RPC code and data, and the result is checked against the output schema. The outcome is a
- * value; each path writes it in its own envelope.
+ * JSON-RPC code and data, and the result is checked against the output schema (unless it is made
+ * of stored values checked when they were stored). The outcome is a value; each path writes it in
+ * its own envelope.
  */
 import type * as z from "zod";
 import type { Logger } from "pino";
@@ -42,6 +43,7 @@ export async function callTool(tool: ToolDefinition, raw: unknown, ctx: ToolCall
     ctx.log.error({ err: error, tool: tool.name }, "tool failed");
     return failed(-32603, "Internal error", { cause: error instanceof Error ? error.message : String(error) });
   }
+  if (tool.storedOutput === true) return { ok: true, structured: result as Record<string, unknown> };
   const checked = tool.output.safeParse(result);
   if (!checked.success) {
     ctx.log.error({ tool: tool.name, issues: describeIssues(checked.error) }, "tool result failed its output schema");

@@ -21,6 +21,11 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   readonly output: O;
   readonly principals: readonly Principal[];
   run(args: z.infer<I>, ctx: ToolContext): Promise<z.infer<O>>;
+  /**
+   * The result is built from stored values each checked by its schema when it was stored (the
+   * inbox's items), so the output schema is advertised but not run again on every call.
+   */
+  readonly storedOutput?: true;
   /** Turns a result that fails the output schema into the tool's own refusal. */
   onInvalidResult?(issues: string): ToolRefusal;
 }
