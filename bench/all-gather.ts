@@ -6,6 +6,7 @@
  * (the requester's included): the answers' pushes, the close the requester posts, its fan-out.
  */
 import { performance } from "node:perf_hooks";
+import { cpuMs } from "./meter.js";
 import { rawToolCall, type BenchNetwork, type Daemon } from "./network.js";
 
 const SCHEMA = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] };
@@ -83,6 +84,11 @@ export interface AllGatherFigures {
   readonly members: number;
   readonly groupPost: number;
   readonly allGather: number;
+  /**
+   * CPU milliseconds per gather answer, from the first answer sent to the result at every member:
+   * each answering member, the requester (its result polls included) and the router.
+   */
+  readonly cpuPerAnswer: { readonly answerer: number; readonly requester: number; readonly router: number };
 }
 
 /** Polls an inbox every few milliseconds until the operation's result is there. */
@@ -135,6 +141,8 @@ export async function allGatherVersusGroupPost(
 
     const posts: number[] = [];
     const gathers: number[] = [];
+    const routerPid = net.routerProcess?.child.pid;
+    const cpu = { answerer: 0, requester: 0, router: 0, answers: 0 };
     for (let round = 0; round < rounds; round++) {
       since = performance.now();
       await rawToolCall(requester, "send_message", { to: group, text: `round ${round}` });
@@ -147,6 +155,8 @@ export async function allGatherVersusGroupPost(
       // Answers make no inbox items, so the next event at each member after this is the result,
       // which may reach some members before the last answering call has returned.
       const answering = performance.now();
+      const cpuBefore = daemons.map((d) => cpuMs(d.process.child.pid!));
+      const routerBefore = routerPid === undefined ? 0 : cpuMs(routerPid);
       let lastAnswer = 0;
       await Promise.all(
         others.map(async (member) => {
@@ -161,8 +171,22 @@ export async function allGatherVersusGroupPost(
         Promise.all([resultIn(requester, operationId), ...otherWatches.map((w) => w.next(answering))]),
       );
       gathers.push(Math.max(...results) - lastAnswer);
+      const used = daemons.map((d, i) => cpuMs(d.process.child.pid!) - cpuBefore[i]!);
+      cpu.requester += used[0]!;
+      cpu.answerer += used.slice(1).reduce((a, b) => a + b, 0);
+      cpu.router += routerPid === undefined ? 0 : cpuMs(routerPid) - routerBefore;
+      cpu.answers += others.length;
     }
-    return { members, groupPost: median(posts), allGather: median(gathers) };
+    return {
+      members,
+      groupPost: median(posts),
+      allGather: median(gathers),
+      cpuPerAnswer: {
+        answerer: cpu.answerer / cpu.answers,
+        requester: cpu.requester / cpu.answers,
+        router: cpu.router / cpu.answers,
+      },
+    };
   } finally {
     for (const w of watches) w.close();
     for (const d of daemons) await net.stop(d.process);

@@ -23,23 +23,40 @@ export interface Daemon {
   token(): string;
 }
 
+/** What every server process of a network gets: extra environment, and a command to run node under. */
+export interface NetworkOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  /** e.g. ["valgrind", "--tool=callgrind"]: node runs as the last argument of this command. */
+  readonly wrap?: readonly string[];
+}
+
 export class BenchNetwork {
   readonly root = mkdtempSync(path.join(tmpdir(), "sh-bench-"));
   private readonly processes: ServerProcess[] = [];
   routerUrl = "";
+  routerProcess: ServerProcess | undefined;
+
+  constructor(private readonly options: NetworkOptions = {}) {}
+
+  private spawn(args: string[], env: NodeJS.ProcessEnv): ServerProcess {
+    const wrap = this.options.wrap ?? [];
+    const [command, ...prefix] = wrap.length === 0 ? [process.execPath] : [...wrap, process.execPath];
+    return spawnServer(command, [...prefix, ...NODE_ARGS, CLI, ...args], {
+      env: { LOG_LEVEL: "warn", ...this.options.env, ...env },
+    });
+  }
 
   /** Starts the network's router (SQLite, or the PostgreSQL URL given). */
   async startRouter(database?: string): Promise<void> {
-    this.routerUrl = (await this.startExtraRouter("router", database)).url;
+    const router = await this.startExtraRouter("router", database);
+    this.routerUrl = router.url;
+    this.routerProcess = router.process;
   }
 
   /** Starts a router of its own, e.g. to measure PostgreSQL beside SQLite. */
   async startExtraRouter(name: string, database?: string): Promise<{ url: string; process: ServerProcess }> {
-    const router = spawnServer(
-      process.execPath,
+    const router = this.spawn(
       [
-        ...NODE_ARGS,
-        CLI,
         "router",
         "--data",
         path.join(this.root, name),
@@ -47,7 +64,7 @@ export class BenchNetwork {
         "127.0.0.1:0",
         ...(database === undefined ? [] : ["--database", database]),
       ],
-      { env: { LOG_LEVEL: "warn" } },
+      {},
     );
     this.processes.push(router);
     return { url: (await router.ready).router as string, process: router };
@@ -55,23 +72,9 @@ export class BenchNetwork {
 
   async startDaemon(name: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Daemon> {
     const data = path.join(this.root, name);
-    const server = spawnServer(
-      process.execPath,
-      [
-        ...NODE_ARGS,
-        CLI,
-        "daemon",
-        "--name",
-        name,
-        "--router",
-        this.routerUrl,
-        "--data",
-        data,
-        "--listen",
-        "127.0.0.1:0",
-        ...extra,
-      ],
-      { env: { LOG_LEVEL: "warn", ...env } },
+    const server = this.spawn(
+      ["daemon", "--name", name, "--router", this.routerUrl, "--data", data, "--listen", "127.0.0.1:0", ...extra],
+      env,
     );
     this.processes.push(server);
     const line = await server.ready;

@@ -3,11 +3,16 @@
  * an anchor measured in the same run (floors, NATS JetStream) or a goal, with the ratio. Real
  * router and daemon processes, real SQLite with synchronous=FULL, PostgreSQL on 127.0.0.1:5432,
  * the official MCP client and plain fetch. Benchmarks never fail on a figure; they print it.
- * Sections: floors, router, latency, throughput, inbox, memory, webhooks, gather.
+ * Sections: floors, cpu, anatomy, router, latency, throughput, inbox, memory, webhooks, gather.
+ * `--instructions` adds the cpu section's operations counted in instructions under valgrind's
+ * callgrind (perf has no hardware counters on this VM).
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { allGatherVersusGroupPost } from "./all-gather.js";
+import { printAnatomy, sendAnatomy } from "./anatomy.js";
+import { cpuPerOperation, printCosts, type OperationCost } from "./cpu.js";
+import { callgrindMeter, callgrindWrap, cpuMeter } from "./meter.js";
 import { daemonMemory, postsPerSecond, readInboxP50, sendLatency } from "./daemons.js";
 import { measureFloors, type Floors } from "./floors.js";
 import { ANCHOR_LOAD, jetStreamRate, startSyncedJetStream } from "./jetstream.js";
@@ -19,12 +24,17 @@ import { webhookRates } from "./webhooks.js";
 const POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
+const instructions = args.includes("--instructions");
 const only = args.filter((a) => !a.startsWith("--"));
 const wants = (section: string) => only.length === 0 || only.includes(section);
 
 const scale = quick
   ? { samples: 300, perSender: 150, perLink: 250, inboxReads: 200, hooks: 500, rounds: 1 }
   : { samples: 1000, perSender: 400, perLink: 500, inboxReads: 300, hooks: 2000, rounds: 3 };
+const cpuLoad = quick
+  ? { posts: 600, groupPosts: 150, reads: 200, acks: 200, inFlight: 8 }
+  : { posts: 2000, groupPosts: 400, reads: 500, acks: 500, inFlight: 8 };
+const instructionLoad = { posts: 100, groupPosts: 30, reads: 50, acks: 50, inFlight: 8 };
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
@@ -71,9 +81,11 @@ async function main(): Promise<void> {
   const floorRows: Row[] = [];
   let floors: Floors | undefined;
   let firewallSection: string | undefined;
+  const extraSections: string[] = [];
+  const extraCosts: OperationCost[] = [];
   try {
     await net.startRouter();
-    if (wants("floors") || wants("latency") || wants("inbox")) {
+    if (wants("floors") || wants("cpu") || wants("latency") || wants("inbox")) {
       log("floors");
       floors = await measureFloors(net.root, quick);
       const floorRow = (measure: string, value: number, format: (n: number) => string) =>
@@ -83,6 +95,61 @@ async function main(): Promise<void> {
       floorRow("WebSocket round trip p50 (loopback, 300 B)", floors.webSocket, ms);
       floorRow("ed25519 sign (native)", floors.sign, us);
       floorRow("ed25519 verify (native)", floors.verify, us);
+    }
+    await section("cpu", rows, async () => {
+      const f = floors ?? (await measureFloors(net.root, true));
+      const costs = await cpuPerOperation(net, cpuMeter(), cpuLoad);
+      const direct = costs[0]!;
+      const of = (label: string) => direct.perProcess.find((p) => p.label === label)!.value;
+      const total = direct.perProcess.reduce((sum, p) => sum + p.value, 0);
+      const floorTotal = 2 * f.sign + 3 * f.verify;
+      rows.push(
+        row(
+          "CPU per direct post, sender + router + recipient",
+          total,
+          ms,
+          {
+            name: "crypto floor (2 sign + 3 verify, native)",
+            value: floorTotal,
+          },
+          "≤ 4×",
+        ),
+      );
+      const hopRow = (label: string, crypto: number, recipe: string) =>
+        rows.push(
+          row(
+            `CPU per direct post, ${label}`,
+            of(label),
+            ms,
+            { name: `its crypto (${recipe}) + 0.3 ms`, value: crypto + 0.3 },
+            "≤ 1×",
+          ),
+        );
+      hopRow("sender", f.sign, "1 sign");
+      hopRow("router", f.sign + f.verify, "1 verify + 1 sign");
+      hopRow("recipient", 2 * f.verify, "2 verify");
+      extraCosts.push(...costs);
+    });
+    await section("anatomy", rows, async () => {
+      extraSections.push(printAnatomy(await sendAnatomy(quick ? 20 : 40)));
+    });
+    if (instructions) {
+      await section("cpu", rows, async () => {
+        const grind = new BenchNetwork({ wrap: callgrindWrap(net.root) });
+        try {
+          await grind.startRouter();
+          const counted = await cpuPerOperation(grind, callgrindMeter(net.root), instructionLoad);
+          extraSections.push(
+            printCosts(
+              "Instructions per operation (valgrind callgrind; repeat almost exactly)",
+              counted,
+              "instructions",
+            ),
+          );
+        } finally {
+          await grind.close();
+        }
+      });
     }
     await section("router", rows, async () => {
       const synced = await startSyncedJetStream(net.root);
@@ -167,6 +234,13 @@ async function main(): Promise<void> {
       rows.push(row("webhook deliveries/s (signed, 1 in flight)", hooks.deliveries, perSecond, anchor, "≥ 0.8×"));
       const floor = { name: "the same loop + one durable SQLite commit each", value: hooks.durablePosts };
       rows.push(row("webhook deliveries/s (signed, 1 in flight)", hooks.deliveries, perSecond, floor, "≥ 0.8×"));
+      extraCosts.push({
+        op: "webhook delivery (signed, 1 in flight)",
+        count: scale.hooks,
+        perProcess: [{ label: "recipient", value: hooks.cpuPerDelivery }],
+        crypto: { signs: 0, verifies: 0 },
+        rate: hooks.deliveries,
+      });
     });
     await section("gather", rows, async () => {
       const gather = await allGatherVersusGroupPost(net, 32, scale.rounds);
@@ -174,6 +248,17 @@ async function main(): Promise<void> {
       rows.push(
         row("all_gather, 32 members: last answer → result at every member", gather.allGather, ms, anchor, "≤ 3×"),
       );
+      extraCosts.push({
+        op: "gather answer (32 members; sender = all answering members, recipient = requester)",
+        count: scale.rounds * 31,
+        perProcess: [
+          { label: "sender", value: gather.cpuPerAnswer.answerer },
+          { label: "router", value: gather.cpuPerAnswer.router },
+          { label: "recipient", value: gather.cpuPerAnswer.requester },
+        ],
+        crypto: { signs: 2, verifies: 1 + 2 * 31 },
+        rate: 0,
+      });
     });
     // The firewall evaluation (bench/firewall/): its rows join the table, its own section follows it.
     await section("firewall", rows, async () => {
@@ -198,6 +283,11 @@ async function main(): Promise<void> {
   let out = `\nSocial Harness bench${quick ? " (--quick)" : ""}, ${new Date().toISOString()}, ${seconds} s\n`;
   if (floorRows.length > 0) out += printTable("Floors (measured in this run)", floorRows);
   out += printTable("Figures beside their anchors (ratio = ours ÷ anchor)", rows);
+  if (extraCosts.length > 0) {
+    const f = floors === undefined ? undefined : { sign: floors.sign, verify: floors.verify };
+    out += printCosts("CPU per operation, per process (utime + stime from /proc/<pid>/stat)", extraCosts, "ms", f);
+  }
+  for (const text of extraSections) out += text;
   if (firewallSection !== undefined) out += firewallSection;
   process.stdout.write(out);
 }

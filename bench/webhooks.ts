@@ -16,6 +16,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import * as z from "zod";
 import { fillInbox } from "./fill-inbox.js";
+import { cpuMs } from "./meter.js";
 import { mcpClient, type BenchNetwork } from "./network.js";
 
 function selfSignedCertificate(dir: string): { cert: string; key: string; file: string } {
@@ -52,6 +53,8 @@ export interface WebhookFigures {
   readonly barePosts: number;
   /** The bare loop with one durable commit after each response. */
   readonly durablePosts: number;
+  /** CPU milliseconds of the delivering daemon per delivery (subscription and verification included). */
+  readonly cpuPerDelivery: number;
 }
 
 export async function webhookRates(net: BenchNetwork, items: number): Promise<WebhookFigures> {
@@ -84,6 +87,7 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
     fillInbox(first.data, items);
     const hooks = await net.startDaemon("hooks", flags, env);
     const client = await mcpClient(hooks);
+    const cpuStart = cpuMs(hooks.process.child.pid!);
     const start = performance.now();
     await client.request(
       {
@@ -102,6 +106,7 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
     );
     await finished;
     const deliveries = items / ((performance.now() - start) / 1000);
+    const cpuPerDelivery = (cpuMs(hooks.process.child.pid!) - cpuStart) / items;
     await client.close();
     await net.stop(hooks.process);
 
@@ -144,7 +149,7 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
     const durablePosts = items / ((performance.now() - durableStart) / 1000);
     db.close();
     agent.destroy();
-    return { deliveries, barePosts, durablePosts };
+    return { deliveries, barePosts, durablePosts, cpuPerDelivery };
   } finally {
     receiver.close();
   }

@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
-import { signingKeyFromSeed } from "@social-harness/protocol";
+import { anatomyOptions, signingKeyFromSeed } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import { randomBytes } from "node:crypto";
 import { createLocalBus, createPostgresBus } from "./bus/bus.js";
@@ -65,7 +65,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   const writer =
     store.sqliteFile === undefined
       ? inProcessWriter(store.db, { dialect: store.dialect, routerKey, now: ctx.now })
-      : await startSqliteWriter({ file: store.sqliteFile, seed: routerKey.seed });
+      : await startSqliteWriter({ file: store.sqliteFile, seed: routerKey.seed, anatomy: anatomyOptions() });
   const appends = new AppendBatcher(ctx, writer);
   const genesis = new GenesisCoordinator(ctx, appends, {
     deliveryTimeoutMs: store.postgres === undefined ? 0 : 2_000,

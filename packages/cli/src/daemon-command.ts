@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { isAgentName, REGISTRATION_TOKEN_PATTERN } from "@social-harness/protocol";
 import { pino } from "pino";
 import { FAULT_POINTS, startDaemon, type FaultPoint } from "@social-harness/daemon";
+import { anatomyFromEnvironment } from "./anatomy-switch.js";
 import { countStatementsTo } from "./statement-counts.js";
 import { parseListen } from "./listen.js";
 
@@ -104,6 +105,7 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
     return n;
   };
 
+  anatomyFromEnvironment(values.name);
   const statementCounter = countStatementsTo(process.env.SOCIAL_HARNESS_STATEMENT_COUNTS);
   const daemon = await startDaemon({
     name: values.name,

@@ -14,6 +14,7 @@ import {
   type Admission,
   type AdmissionMode,
 } from "@social-harness/router";
+import { anatomyFromEnvironment } from "./anatomy-switch.js";
 import { parseListen } from "./listen.js";
 
 /** The router command's options, exactly as `parseArgs` reads them. */
@@ -49,6 +50,7 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
   const admission = admissionOf(values.admission, values["allowed-keys"]);
   const log = pino({ name: "router", level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
   const { host, port } = parseListen(values.listen);
+  anatomyFromEnvironment("router");
   const router = await startRouter({ dataDir: values.data, host, port, database: values.database, log, admission });
   process.stdout.write(`${JSON.stringify({ ready: true, router: router.url })}\n`);
   log.info(

@@ -3,6 +3,17 @@
  * opaque ids, content, records and their deterministic CBOR, ed25519 signatures, the router's
  * certificate, the router link frames, inbound items and the closed failure vocabularies.
  */
+export {
+  anatomyClock,
+  anatomyOptions,
+  enableAnatomy,
+  flushAnatomy,
+  hop,
+  hopAt,
+  readAnatomy,
+  type AnatomyHop,
+  type AnatomyOptions,
+} from "./anatomy.js";
 export { decodeBase64url, encodeBase64url } from "./base64url.js";
 export {
   CborError,

@@ -68,6 +68,37 @@ export type RecordRead =
   | { readonly ok: true; readonly record: RecordFields; readonly hash: RecordHash }
   | { readonly ok: false; readonly reason: string };
 
+const isPart = (p: unknown) =>
+  typeof p === "object" && p !== null && !Array.isArray(p) && typeof (p as { type?: unknown }).type === "string";
+
+/**
+ * RecordSchema's rules by hand, for the records every post carries: the same checks and the same
+ * output (the known fields only). undefined sends the value to the schema, which explains.
+ */
+function recordFieldsOf(value: unknown): RecordFields | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const { v, kind, conv, prev, author, postId, at, content, members } = value as Record<string, unknown>;
+  if (v !== RECORD_VERSION || (kind !== "post" && kind !== "genesis")) return undefined;
+  if (typeof conv !== "string" || membersOfConversation(conv) === undefined) return undefined;
+  if (prev !== null && !isId("record", prev)) return undefined;
+  if (!isAgentName(author) || !isId("post", postId)) return undefined;
+  if (!Number.isSafeInteger(at) || (at as number) < 0) return undefined;
+  if (!Array.isArray(content) || !content.every(isPart)) return undefined;
+  if (members !== undefined && !(Array.isArray(members) && members.every(isAgentName))) return undefined;
+  const fields: RecordFields = {
+    v: RECORD_VERSION,
+    kind,
+    conv,
+    prev,
+    author,
+    postId,
+    at: at as number,
+    content: content as RecordFields["content"],
+  };
+  if (members !== undefined) fields.members = members;
+  return fields;
+}
+
 /**
  * Decodes record bytes: canonical CBOR, version 1, the known fields well-formed. For a genesis,
  * the member list must be exactly the group's; for a post, no member list.
@@ -77,9 +108,12 @@ export function readRecord(bytes: Uint8Array): RecordRead {
   if (!decoded.ok) return { ok: false, reason: `not canonical CBOR: ${decoded.reason}` };
   const version = (decoded.value as { v?: unknown } | null)?.v;
   if (version !== RECORD_VERSION) return { ok: false, reason: `unsupported record version ${String(version)}` };
-  const parsed = RecordSchema.safeParse(decoded.value);
-  if (!parsed.success) return { ok: false, reason: `malformed record: ${z.prettifyError(parsed.error)}` };
-  const record = parsed.data;
+  let record = recordFieldsOf(decoded.value);
+  if (record === undefined) {
+    const parsed = RecordSchema.safeParse(decoded.value);
+    if (!parsed.success) return { ok: false, reason: `malformed record: ${z.prettifyError(parsed.error)}` };
+    record = parsed.data;
+  }
   const members = membersOfConversation(record.conv) ?? [];
   if (!members.includes(record.author))
     return { ok: false, reason: `${record.author} is not a member of ${record.conv}` };

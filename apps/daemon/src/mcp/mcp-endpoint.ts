@@ -15,6 +15,7 @@ import {
   type CallToolResult,
   type ServerCapabilities,
 } from "@modelcontextprotocol/server";
+import { hop } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import * as z from "zod";
 import { principalOf, type Credentials, type Principal } from "../identity/identity.js";
@@ -176,6 +177,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
         if (!res.writableFinished) closed.abort();
       });
       const body = await readBody(req);
+      hop("mcp.request-parsed");
       if (body.kind === "too-large") return writeTooLarge(res);
       const direct = body.kind === "json" && deps.direct !== false ? directCallOf(req.headers, body.value) : undefined;
       const entry = direct === undefined ? undefined : prepared.get(direct.name);
@@ -211,6 +213,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       // An answer never reports what a power loss could undo (a token read, an acknowledgment).
       await deps.durable?.();
       await writeResponse(res, response, closed.signal);
+      hop("mcp.response-written");
     },
     close: () => handler.close(),
   };

@@ -7,10 +7,13 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { encodeSignatureList, type AnatomyOptions } from "@social-harness/protocol";
 import type { Kysely } from "kysely";
 import type { RouterDatabase } from "../db/database.js";
 import type { AppendOutcome, HeadCommit } from "./append.service.js";
 import { commitBatch, type BatchEnv } from "./commit-batch.js";
+import type { StoredRecord } from "./conversations.store.js";
+import type { WireCommit, WireOutcome } from "./sqlite-commit.js";
 
 export interface BatchWriter {
   /** How many batches may be written at once. */
@@ -35,14 +38,19 @@ export function inProcessWriter(db: Kysely<RouterDatabase>, env: BatchEnv): Batc
   };
 }
 
+/** What the writer thread is sent: a batch, or the request to close its connection. */
+export type WriterRequest = { readonly id: number; readonly inputs: WireCommit[] } | { readonly close: true };
+
 /** What the writer thread answers for one batch; an error keeps the fields isRetryable reads. */
 export type WriterReply =
-  | { readonly id: number; readonly outcomes: AppendOutcome[] }
+  | { readonly id: number; readonly outcomes: WireOutcome[] }
   | { readonly id: number; readonly error: { name: string; message: string; code?: unknown } };
 
 export interface WriterData {
   readonly file: string;
   readonly seed: Uint8Array;
+  /** The latency anatomy's options when it is recording, so the thread records its hops too. */
+  readonly anatomy?: AnatomyOptions;
 }
 
 /**
@@ -55,9 +63,40 @@ function workerUrl(): URL {
   return new URL(url.href.replace(/\/src\/conversations\/([^/]+)$/, "/dist/conversations/$1"));
 }
 
+/** A batch as the writer thread takes it: the signature lists encoded once, here. */
+function wireOf(input: HeadCommit): WireCommit {
+  return {
+    conv: input.conv,
+    bytes: input.bytes,
+    hash: input.hash,
+    prev: input.prev,
+    author: input.author,
+    postId: input.postId,
+    signatures: encodeSignatureList(input.signatures),
+    ...(input.createMembers === undefined ? {} : { createMembers: input.createMembers }),
+  };
+}
+
+/** The outcome of one append from the thread's answer; a new record is rebuilt from its input. */
+function outcomeOf(input: WireCommit, wire: WireOutcome): AppendOutcome {
+  switch (wire.k) {
+    case "new": {
+      const { conv, hash, bytes, signatures } = input;
+      const record: StoredRecord = { conv, seq: wire.seq, hash, bytes, signatures, certificate: wire.certificate };
+      return { kind: "certified", record, existed: false, differs: false };
+    }
+    case "existed":
+      return { kind: "certified", record: wire.record, existed: true, differs: wire.record.hash !== input.hash };
+    case "head-moved":
+      return { kind: "head-moved", conv: wire.conv, head: wire.head };
+    case "no-conversation":
+      return { kind: "refused", reason: "no-conversation", detail: `${wire.conv} has no genesis yet` };
+  }
+}
+
 export async function startSqliteWriter(data: WriterData): Promise<BatchWriter> {
   const worker = new Worker(workerUrl(), { workerData: data });
-  const waiting = new Map<number, { resolve(o: AppendOutcome[]): void; reject(e: unknown): void }>();
+  const waiting = new Map<number, { resolve(o: WireOutcome[]): void; reject(e: unknown): void }>();
   let nextId = 0;
   let failure: Error | undefined;
   const fail = (error: Error) => {
@@ -82,15 +121,16 @@ export async function startSqliteWriter(data: WriterData): Promise<BatchWriter> 
     write(inputs) {
       if (failure !== undefined) return Promise.reject(failure);
       const id = ++nextId;
-      return new Promise((resolve, reject) => {
+      const wire = inputs.map(wireOf);
+      return new Promise<WireOutcome[]>((resolve, reject) => {
         waiting.set(id, { resolve, reject });
-        worker.postMessage({ id, inputs });
-      });
+        worker.postMessage({ id, inputs: wire } satisfies WriterRequest);
+      }).then((outcomes) => outcomes.map((outcome, i) => outcomeOf(wire[i]!, outcome)));
     },
     async close() {
       if (failure !== undefined) return;
       const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
-      worker.postMessage({ close: true });
+      worker.postMessage({ close: true } satisfies WriterRequest);
       await exited;
     },
   };

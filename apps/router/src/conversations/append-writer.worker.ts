@@ -4,39 +4,31 @@
  * the certificates too, since their sequence numbers are assigned inside the transaction.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { signingKeyFromSeed } from "@social-harness/protocol";
-import { openSqlite } from "../db/database.js";
-import type { WriterData, WriterReply } from "./append-writer.js";
-import type { HeadCommit } from "./append.service.js";
-import { commitBatch, type BatchEnv } from "./commit-batch.js";
+import { enableAnatomy, hop, signingKeyFromSeed } from "@social-harness/protocol";
+import { openSqliteConnection } from "../db/database.js";
+import type { WriterData, WriterReply, WriterRequest } from "./append-writer.js";
+import { sqliteCommitter } from "./sqlite-commit.js";
 
-const { file, seed } = workerData as WriterData;
-const db = openSqlite(file);
-const env: BatchEnv = { dialect: "sqlite", routerKey: signingKeyFromSeed(seed), now: () => Date.now() };
+const { file, seed, anatomy } = workerData as WriterData;
+if (anatomy !== undefined) enableAnatomy(anatomy);
+const sqlite = openSqliteConnection(file);
+const committer = sqliteCommitter(sqlite, signingKeyFromSeed(seed), () => Date.now());
 const port = parentPort!;
 
-type Request = { readonly id: number; readonly inputs: HeadCommit[] } | { readonly close: true };
-
-// Batches run one after another: each waits for the previous transaction (Kysely holds the one
-// connection), and replies leave in the order the batches came.
-let last: Promise<void> = Promise.resolve();
-port.on("message", (request: Request) => {
-  last = last.then(async () => {
-    if ("close" in request) {
-      await db.destroy();
-      port.close();
-      return;
-    }
-    let reply: WriterReply;
-    try {
-      reply = {
-        id: request.id,
-        outcomes: await db.transaction().execute((trx) => commitBatch(trx, env, request.inputs)),
-      };
-    } catch (error) {
-      const e = error instanceof Error ? error : new Error(String(error));
-      reply = { id: request.id, error: { name: e.name, message: e.message, code: (e as { code?: unknown }).code } };
-    }
-    port.postMessage(reply);
-  });
+// Batches run one after another, synchronously, and replies leave in the order the batches came.
+port.on("message", (request: WriterRequest) => {
+  if ("close" in request) {
+    sqlite.close();
+    port.close();
+    return;
+  }
+  let reply: WriterReply;
+  try {
+    reply = { id: request.id, outcomes: committer.commit(request.inputs) };
+    hop("router.writer-committed");
+  } catch (error) {
+    const e = error instanceof Error ? error : new Error(String(error));
+    reply = { id: request.id, error: { name: e.name, message: e.message, code: (e as { code?: unknown }).code } };
+  }
+  port.postMessage(reply);
 });

@@ -6,6 +6,8 @@
  */
 import {
   checkContentSize,
+  hop,
+  MAX_CONTENT_BYTES,
   readRecord,
   verifyActionSignature,
   type LinkRefusal,
@@ -228,8 +230,13 @@ export async function appendPost(
   const checked = checkProposal(author, "post", bytes, signature);
   if (!checked.ok) return checked.refusal;
   const { record, hash } = checked;
-  const size = checkContentSize(record.content as never);
-  if (!size.ok) return { kind: "refused", reason: "content-invalid", detail: size.reason };
+  hop("router.verified", author.name);
+  // The content's canonical encoding is part of the record's canonical bytes, so a record no
+  // larger than the limit holds content within it; only a larger one needs the content measured.
+  if (bytes.byteLength > MAX_CONTENT_BYTES) {
+    const size = checkContentSize(record.content as never);
+    if (!size.ok) return { kind: "refused", reason: "content-invalid", detail: size.reason };
+  }
   const direct = record.conv.startsWith("direct:");
   if (direct) {
     const other =
@@ -250,8 +257,13 @@ export async function appendPost(
     signatures: [{ signer: author.name, signature }],
     createMembers: direct ? record.conv.slice("direct:".length).split(",") : undefined,
   });
+  hop("router.committed", author.name);
+  return outcome;
+}
+
+/** Tells every router's links of a record just committed (after its author has its answer). */
+export function publishCommitted(ctx: AppendContext, outcome: AppendOutcome): void {
   if (outcome.kind === "certified" && !outcome.existed) {
     ctx.bus.publish({ type: "record", body: { conv: outcome.record.conv, seq: outcome.record.seq } });
   }
-  return outcome;
 }

@@ -134,11 +134,17 @@ export async function openRouterStore(options: { database?: string; sqliteFile: 
 }
 
 /** One connection to the router's SQLite file: WAL, and every commit fsync'd (synchronous=FULL). */
-export function openSqlite(file: string): Kysely<RouterDatabase> {
+export function openSqliteConnection(file: string): Database.Database {
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
+  return sqlite;
+}
+
+/** The same connection under Kysely. */
+export function openSqlite(file: string): Kysely<RouterDatabase> {
+  const sqlite = openSqliteConnection(file);
   return new Kysely<RouterDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
 }

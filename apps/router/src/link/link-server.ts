@@ -7,12 +7,15 @@
 import { randomBytes } from "node:crypto";
 import type { Server as HttpServer } from "node:http";
 import {
+  anatomyClock,
   checkPublicKey,
   decodeBase64url,
   decodeClientFrame,
   decodeSignatureList,
   encodeBase64url,
   encodeFrame,
+  hop,
+  hopAt,
   isAgentName,
   LINK_PROTOCOL,
   linkAuthMessage,
@@ -26,7 +29,7 @@ import {
 import type { Logger } from "pino";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { AppendBatcher, AppendContext, AppendOutcome } from "../conversations/append.service.js";
-import { appendPost } from "../conversations/append.service.js";
+import { appendPost, publishCommitted } from "../conversations/append.service.js";
 import { membersOf } from "../conversations/conversations.store.js";
 import type { GenesisCoordinator } from "../conversations/genesis.service.js";
 import type { Registrar } from "../registry/registration.service.js";
@@ -136,6 +139,7 @@ export class LinkServer {
       socket.close(4001, reason);
     };
     socket.on("message", (data: Buffer, isBinary: boolean) => {
+      const arrived = anatomyClock();
       const decoded = isBinary
         ? decodeClientFrame(new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
         : undefined;
@@ -174,6 +178,7 @@ export class LinkServer {
         );
         return;
       }
+      if (frame.t === "propose") hopAt("router.received", arrived, session.name);
       this.dispatch(session, frame).catch((error: unknown) => {
         this.deps.log.error({ err: error, agent: session?.name, frame: frame.t }, "frame handling failed");
         if ("id" in frame)
@@ -261,12 +266,13 @@ export class LinkServer {
         });
         return;
       }
-      case "propose":
-        return this.answer(
-          session,
-          frame.id,
-          await appendPost(this.deps, this.deps.appends, session, frame.record, frame.signature),
-        );
+      case "propose": {
+        const outcome = await appendPost(this.deps, this.deps.appends, session, frame.record, frame.signature);
+        // The author's answer leaves first; the pushes to the members follow it.
+        this.answer(session, frame.id, outcome);
+        publishCommitted(this.deps, outcome);
+        return;
+      }
       case "open-group":
         return this.answer(session, frame.id, await this.deps.genesis.open(session, frame.record, frame.signature));
       case "cosign":
@@ -303,6 +309,7 @@ export class LinkServer {
           certificate: new Uint8Array(record.certificate),
           ...(stored === undefined ? {} : { stored }),
         });
+        hop("router.certificate-sent", session.name);
         return;
       }
       case "head-moved":

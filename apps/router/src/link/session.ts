@@ -3,7 +3,8 @@
  * records leave in sequence order, from the daemon's own cursor; at most WINDOW records wait for
  * the daemon's acknowledgment (sent only after its commit), which bounds a large catch-up.
  */
-import { decodeSignatureList, encodeFrame, type RecordFrame, type RouterFrame } from "@social-harness/protocol";
+import { decodeSignatureList, encodeFrame, hop, type RecordFrame, type RouterFrame } from "@social-harness/protocol";
+import type { Socket } from "node:net";
 import type { Logger } from "pino";
 import type { WebSocket } from "ws";
 import { headsForMember, recordsAfter, type StoredRecord } from "../conversations/conversations.store.js";
@@ -13,15 +14,24 @@ import type { RouterStore } from "../db/database.js";
 const WINDOW = 512;
 const PAGE = 256;
 
-function toFrame(record: StoredRecord): RecordFrame {
-  return {
-    t: "record",
-    conv: record.conv,
-    seq: record.seq,
-    record: new Uint8Array(record.bytes),
-    signatures: decodeSignatureList(record.signatures),
-    certificate: new Uint8Array(record.certificate),
-  };
+/** Each record's frame, encoded once for every member it is pushed to. */
+const encodedFrames = new WeakMap<StoredRecord, Uint8Array>();
+
+function frameBytes(record: StoredRecord): Uint8Array {
+  let bytes = encodedFrames.get(record);
+  if (bytes === undefined) {
+    const frame: RecordFrame = {
+      t: "record",
+      conv: record.conv,
+      seq: record.seq,
+      record: new Uint8Array(record.bytes),
+      signatures: decodeSignatureList(record.signatures),
+      certificate: new Uint8Array(record.certificate),
+    };
+    bytes = encodeFrame(frame);
+    encodedFrames.set(record, bytes);
+  }
+  return bytes;
 }
 
 export class LinkSession {
@@ -34,6 +44,7 @@ export class LinkSession {
   private windowWaiters: (() => void)[] = [];
   private flushing: Promise<void> | undefined;
   private closed = false;
+  private corked = false;
 
   constructor(
     readonly name: string,
@@ -45,8 +56,26 @@ export class LinkSession {
   ) {}
 
   send(frame: RouterFrame): void {
+    this.sendBytes(encodeFrame(frame));
+  }
+
+  /**
+   * Frames sent in one turn of the event loop leave in one write: the socket is corked at the
+   * first and uncorked once the loop has handled the I/O it was woken for (ws keeps its own
+   * cork/uncork pairs inside, which nest).
+   */
+  private sendBytes(bytes: Uint8Array): void {
     if (this.closed) return;
-    this.socket.send(encodeFrame(frame));
+    const raw = (this.socket as unknown as { _socket?: Socket })._socket;
+    if (!this.corked && raw !== undefined) {
+      this.corked = true;
+      raw.cork();
+      setImmediate(() => {
+        this.corked = false;
+        raw.uncork();
+      });
+    }
+    this.socket.send(bytes);
   }
 
   close(code = 1000, reason = ""): void {
@@ -157,7 +186,8 @@ export class LinkSession {
           rewound = true;
           break;
         }
-        this.send(toFrame(record));
+        this.sendBytes(frameBytes(record));
+        hop("router.record-pushed", this.name);
         this.unacked++;
         this.sent?.set(conv, record.seq);
       }

@@ -1,0 +1,119 @@
+/**
+ * The latency anatomy of one sequential send: a router and two daemons of their own run with
+ * SOCIAL_HARNESS_ANATOMY=1 and append monotonic timestamps of their hops to one file; the bench
+ * adds its own (request sent, answer read). Posts go one at a time with a pause after each, so
+ * every hop in the window after a send belongs to it. The waterfall gives each hop's median offset
+ * from the client's send over the measured posts, and the step from the hop before.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { readAnatomy, type AnatomyHop } from "@social-harness/protocol";
+import { BenchNetwork, rawToolCall } from "./network.js";
+
+export interface WaterfallStep {
+  readonly label: string;
+  readonly hop: string;
+  /** Median milliseconds from the client's send. */
+  readonly at: number;
+  /** In how many of the measured posts the hop appeared. */
+  readonly seen: number;
+}
+
+export interface Anatomy {
+  readonly posts: number;
+  readonly steps: readonly WaterfallStep[];
+  /** Median client round trip of the measured posts. */
+  readonly roundTrip: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export async function sendAnatomy(posts: number): Promise<Anatomy> {
+  const dir = mkdtempSync(path.join(tmpdir(), "sh-anatomy-"));
+  const file = path.join(dir, "anatomy.jsonl");
+  const net = new BenchNetwork({ env: { SOCIAL_HARNESS_ANATOMY: "1", SOCIAL_HARNESS_ANATOMY_FILE: file } });
+  const windows: { sent: bigint; answered: bigint }[] = [];
+  try {
+    await net.startRouter();
+    const alice = await net.startDaemon("alice");
+    await net.startDaemon("bob");
+    const send = (text: string) => rawToolCall(alice, "send_message", { to: "agent:bob", text });
+    for (let tries = 0; ; tries++) {
+      try {
+        await send("first");
+        break;
+      } catch (error) {
+        if (tries > 100) throw error;
+        await sleep(100);
+      }
+    }
+    for (let i = 0; i < 50; i++) await send(`warm-up ${i}`.padEnd(300, "x"));
+    await sleep(300);
+    for (let i = 0; i < posts; i++) {
+      const sent = process.hrtime.bigint();
+      await send(`anatomy ${i}`.padEnd(300, "x"));
+      windows.push({ sent, answered: process.hrtime.bigint() });
+      await sleep(60);
+    }
+    await sleep(500);
+  } finally {
+    await net.close().catch(() => undefined);
+  }
+  try {
+    return waterfall(readAnatomy(file), windows);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function waterfall(hops: readonly AnatomyHop[], windows: readonly { sent: bigint; answered: bigint }[]): Anatomy {
+  const offsets = new Map<string, { label: string; hop: string; values: number[] }>();
+  windows.forEach((w, i) => {
+    const end = windows[i + 1]?.sent ?? w.answered + 60_000_000n;
+    const seen = new Map<string, number>();
+    for (const h of hops) {
+      if (h.ns < w.sent || h.ns >= end) continue;
+      const base = `${h.label}\0${h.hop}${h.key === undefined ? "" : `\0${h.key}`}`;
+      const n = (seen.get(base) ?? 0) + 1;
+      seen.set(base, n);
+      const id = n === 1 ? base : `${base}\0#${n}`;
+      const hopName = `${h.hop}${h.key === undefined ? "" : ` (${h.key})`}${n === 1 ? "" : ` #${n}`}`;
+      const entry = offsets.get(id) ?? { label: h.label, hop: hopName, values: [] };
+      entry.values.push(Number(h.ns - w.sent) / 1e6);
+      offsets.set(id, entry);
+    }
+    const answered = offsets.get("bench\0answer read") ?? { label: "bench", hop: "answer read", values: [] };
+    answered.values.push(Number(w.answered - w.sent) / 1e6);
+    offsets.set("bench\0answer read", answered);
+  });
+  const steps = [...offsets.values()]
+    .filter((o) => o.values.length >= windows.length / 2)
+    .map((o) => ({ label: o.label, hop: o.hop, at: median(o.values), seen: o.values.length }))
+    .sort((a, b) => a.at - b.at);
+  return {
+    posts: windows.length,
+    steps: [{ label: "bench", hop: "request sent", at: 0, seen: windows.length }, ...steps],
+    roundTrip: median(windows.map((w) => Number(w.answered - w.sent) / 1e6)),
+  };
+}
+
+export function printAnatomy(anatomy: Anatomy): string {
+  const header = ["process", "hop", "at (ms, median)", "step (ms)", "seen"];
+  let previous = 0;
+  const rows = anatomy.steps.map((s) => {
+    const step = s.at - previous;
+    previous = s.at;
+    return [s.label, s.hop, s.at.toFixed(3), step.toFixed(3), `${s.seen}/${anatomy.posts}`];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  return [
+    `\nLatency anatomy of one sequential direct post (median over ${anatomy.posts}; round trip ${anatomy.roundTrip.toFixed(2)} ms)\n`,
+    line(header),
+    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
+    ...rows.map(line),
+    "",
+  ].join("\n");
+}

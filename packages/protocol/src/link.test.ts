@@ -1,0 +1,103 @@
+/** The hand-checked hot frames and records read exactly as their schemas read them. */
+import { describe, expect, it } from "vitest";
+import { decodeStrict, encodeCanonical } from "./cbor.js";
+import { mintId } from "./ids.js";
+import { ClientFrameSchema, decodeClientFrame, decodeRouterFrame, RouterFrameSchema } from "./link.js";
+import { readRecord, RecordSchema } from "./records.js";
+
+const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);
+const hash = mintId("post").replace("pst_", "rec_");
+
+const decodedValue = (frame: unknown) => {
+  const read = decodeStrict(encodeCanonical(frame));
+  if (!read.ok) throw new Error(read.reason);
+  return read.value;
+};
+
+describe("hot link frames", () => {
+  const client = [
+    { t: "propose", id: 7, record: bytes(40, 1), signature: bytes(64, 2) },
+    { t: "propose", id: 7, record: bytes(40, 1), signature: bytes(64, 2), extra: "dropped" },
+    { t: "ack", conv: "direct:alice,bob", seq: 3 },
+    { t: "ack", conv: "direct:alice,bob", seq: 3, later: [1, 2] },
+  ];
+  const router = [
+    {
+      t: "record",
+      conv: "direct:alice,bob",
+      seq: 2,
+      record: bytes(40, 1),
+      signatures: [{ signer: "alice", signature: bytes(64, 2), unknown: 1 }],
+      certificate: bytes(64, 3),
+      extra: true,
+    },
+    { t: "certified", id: 1, conv: "direct:alice,bob", seq: 1, record: hash, certificate: bytes(64, 3), x: 1 },
+  ];
+
+  it("decodes each to what the schema gives, unknown keys dropped", () => {
+    for (const frame of client) {
+      expect(decodeClientFrame(encodeCanonical(frame))).toEqual({
+        ok: true,
+        frame: ClientFrameSchema.parse(decodedValue(frame)),
+      });
+    }
+    for (const frame of router) {
+      expect(decodeRouterFrame(encodeCanonical(frame))).toEqual({
+        ok: true,
+        frame: RouterFrameSchema.parse(decodedValue(frame)),
+      });
+    }
+  });
+
+  it("refuses what the schema refuses", () => {
+    const bad = [
+      { t: "propose", id: -1, record: bytes(4, 1), signature: bytes(64, 2) },
+      { t: "propose", id: 1.5, record: bytes(4, 1), signature: bytes(64, 2) },
+      { t: "propose", id: 1, record: "text", signature: bytes(64, 2) },
+      { t: "ack", conv: "direct:alice,bob", seq: 0 },
+    ];
+    for (const frame of bad) expect(decodeClientFrame(encodeCanonical(frame)).ok).toBe(false);
+    const badRouter = [
+      { ...router[0], signatures: [] },
+      { ...router[0], signatures: [{ signer: "A!", signature: bytes(64, 2) }] },
+      { ...router[1], record: "rec_short" },
+    ];
+    for (const frame of badRouter) expect(decodeRouterFrame(encodeCanonical(frame)).ok).toBe(false);
+  });
+});
+
+describe("hot record fields", () => {
+  const fields = {
+    v: 1,
+    kind: "post",
+    conv: "direct:alice,bob",
+    prev: hash,
+    author: "alice",
+    postId: mintId("post"),
+    at: 1_700_000_000_000,
+    content: [
+      { type: "text", text: "hi", future: 1 },
+      { type: "collective", op: "multicast" },
+    ],
+  };
+
+  it("reads a record to what RecordSchema gives, unknown top-level fields dropped", () => {
+    const value = { ...fields, unknownField: "dropped" };
+    const read = readRecord(encodeCanonical(value));
+    expect(read.ok && read.record).toEqual(RecordSchema.parse(decodedValue(value)));
+  });
+
+  it("refuses the malformed with the schema's explanation", () => {
+    for (const value of [
+      { ...fields, at: -1 },
+      { ...fields, prev: "rec_x" },
+      { ...fields, author: "Alice" },
+      { ...fields, content: [{ text: "no type" }] },
+      { ...fields, conv: "direct:bob,alice" },
+    ]) {
+      const read = readRecord(encodeCanonical(value));
+      expect(read.ok).toBe(false);
+      expect(!read.ok && read.reason).toMatch(/malformed record/);
+    }
+  });
+});
