@@ -11,6 +11,7 @@ import {
   decodeBase64url,
   deliveryTokenOf,
   encodeBase64url,
+  hop,
   InboxEntrySchema,
   mintId,
   type InboundItem,
@@ -126,6 +127,7 @@ export class Inbox {
   changed(): void {
     this.store.durable().then(
       () => {
+        hop("inbox.event");
         for (const listener of this.listeners) listener();
       },
       () => undefined,

@@ -189,7 +189,9 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
           log: deps.log,
         });
         await deps.durable?.();
-        return writeDirectAnswer(res, direct.id, outcome, SERVER_META);
+        writeDirectAnswer(res, direct.id, outcome, SERVER_META);
+        hop("mcp.response-written");
+        return;
       }
       const extra: RequestExtra =
         body.kind === "json" && rawArgumentsOf(body.value) !== undefined

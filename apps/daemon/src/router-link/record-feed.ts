@@ -5,7 +5,7 @@
  * daemon's cursor. Once the router has caught the daemon up, bound intents are proposed again.
  * Co-signing requests for a group's GENESIS are answered here too.
  */
-import type { RecordFrame, SigningKey } from "@social-harness/protocol";
+import { hop, type RecordFrame, type SigningKey } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import type { History } from "../history/history.service.js";
 import type { Ingress } from "../ingress/ingress.service.js";
@@ -74,10 +74,14 @@ export class RecordFeed implements LinkConsumer {
 
   private async receive(frames: RecordFrame[]): Promise<void> {
     const outcomes = await this.deps.ingress.receiveAll(frames);
+    hop("ingress.stored");
     const durable = this.deps.durable();
     this.acking = this.acking
       .then(() => durable)
-      .then(() => this.answer(frames, outcomes))
+      .then(() => {
+        hop("ingress.fsynced");
+        return this.answer(frames, outcomes);
+      })
       .catch((error: unknown) =>
         this.deps.log.error({ err: error, records: frames.length }, "acknowledging pushed records failed"),
       );

@@ -5,6 +5,7 @@
  * after another, in arrival order.
  */
 import {
+  hop,
   type AdmissionRefusal,
   decodeRouterFrame,
   encodeFrame,
@@ -224,6 +225,7 @@ export class RouterLink {
         return;
       }
       case "record":
+        hop("router-link.record-received");
         this.enqueue((consumer) => consumer.onRecord(frame));
         return;
       case "cosign-request":
@@ -333,7 +335,13 @@ export class RouterLink {
   /** Proposes a record once its bound intent is on disk (seed 001: durable before proposed). */
   async propose(record: Uint8Array, signature: Uint8Array): Promise<ProposalAnswer> {
     await this.bound();
-    return this.request<ProposalAnswer>((id) => ({ t: "propose", id, record, signature }));
+    hop("posts.intent-fsynced");
+    const answer = await this.request<ProposalAnswer>((id) => {
+      hop("posts.proposal-written");
+      return { t: "propose", id, record, signature };
+    });
+    hop("router-link.certified-received");
+    return answer;
   }
 
   async openGroup(record: Uint8Array, signature: Uint8Array): Promise<ProposalAnswer> {
