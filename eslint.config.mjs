@@ -31,6 +31,31 @@ const NOT_TRANSPORT = {
   regex: "(^|/)(mcp|owner)/|\\.(tools|router|mcp)\\.js$",
   message: "Domain code (stores, services, rules) never imports a transport: MCP tools, tRPC routers, MCP methods.",
 };
+const NOT_ROUTER_LINK = {
+  regex: "(^|/)router-link/",
+  message: "Domains never reach the router link; the composition root hands them ports (posts/router-port.ts).",
+};
+const NOT_OTHER_STORE = {
+  regex: "^\\.\\./[^/]+/[^/]*\\.store\\.js$",
+  allowTypeImports: true,
+  message: "A domain reads another domain's table through that domain's service, never its store.",
+};
+const NOT_FAULTS = {
+  regex: "(^|/)faults/",
+  message: "Test fault points wrap ports in the composition root only; production code never sees them.",
+};
+const NOT_DEEP = {
+  regex: "^@social-harness/[^/]+/.|(^|/)(apps|packages)/[^/]+/src/",
+  message: "Only a package's public entry point (its exports map) is imported across packages.",
+};
+const NOT_HOST_SIDE = {
+  regex: "^@social-harness/(daemon|router|sqlite|cli|openclaw|nanoclaw)$",
+  message: "An adapter reaches the daemon only through @social-harness/client (and the protocol).",
+};
+const NOT_ADAPTER = {
+  regex: "^@social-harness/(openclaw|nanoclaw)$",
+  message: "The command line and the bench start apps; the host adapters are loaded by their hosts.",
+};
 const NOT_WORKSPACE = {
   regex: "^@social-harness/|^\\.\\./",
   message: "The protocol stands alone: it imports no other workspace and nothing outside its own src.",
@@ -106,6 +131,11 @@ export default defineConfig([
       "apps/daemon/src/daemon.ts",
       "apps/daemon/src/index.ts",
     ],
-    rules: restrict(NOT_ROUTER, NOT_TRANSPORT),
+    rules: restrict(NOT_ROUTER, NOT_TRANSPORT, NOT_ROUTER_LINK, NOT_OTHER_STORE, NOT_FAULTS),
   },
+  { files: ["packages/cli/src/**/*.ts"], rules: restrict(NOT_DEEP, NOT_ADAPTER) },
+  { files: ["packages/{openclaw,nanoclaw}/src/**/*.ts"], rules: restrict(NOT_HOST_SIDE, NOT_DEEP) },
+  // The adapters' tests drive them against the client's fake daemon, a test fixture of that package.
+  { files: ["packages/{openclaw,nanoclaw}/src/**/*.test.ts"], rules: restrict(NOT_HOST_SIDE) },
+  { files: ["bench/**/*.ts"], rules: restrict(NOT_DEEP, NOT_ADAPTER) },
 ]);

@@ -12,7 +12,8 @@ import { Collectives } from "./collectives/collectives.service.js";
 import { openDaemonStore } from "./db/database.js";
 import { InboxConsumers } from "./events/consumers.js";
 import { PushStreams } from "./events/push-stream.mcp.js";
-import { Faults, type FaultPoint } from "./faults/faults.js";
+import { armedFaults, wrapBindIntents, wrapMulticast, wrapTextSender, type FaultPoint } from "./faults/faults.js";
+import { findChecks } from "./firewall/checks.store.js";
 import { Firewall } from "./firewall/firewall.service.js";
 import { InboundFirewall } from "./firewall/inbound.service.js";
 import { OutboundFirewall } from "./firewall/outbound.service.js";
@@ -29,12 +30,13 @@ import { Ingress } from "./ingress/ingress.service.js";
 import { createMcpEndpoint } from "./mcp/mcp-endpoint.js";
 import { appRouter } from "./owner/app-router.js";
 import type { OwnerServices } from "./owner/services.js";
+import { bindChecked } from "./posts/checked-binding.js";
 import { Posts } from "./posts/posts.service.js";
 import { sendMessageTool } from "./posts/posts.tools.js";
 import { SemanticSend } from "./posts/semantic-send.js";
 import { postsRouterOf } from "./router-link/posts-port.js";
 import { RecordFeed } from "./router-link/record-feed.js";
-import { RouterKey } from "./router-link/router-key.js";
+import { RouterKey } from "./identity/router-key.js";
 import { RouterLink } from "./router-link/router-link.js";
 import { Trust, type TrustPolicy } from "./trust/trust.service.js";
 import { CallbackClient } from "./webhooks/callback-client.js";
@@ -96,9 +98,9 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const inbox = new Inbox(store);
   const trust = new Trust(store, config.trust);
   const history = new History(store);
-  const holds = new Holds(store, inbox, history);
+  const holds = new Holds(store, inbox, history, (ids) => findChecks(store.db, ids));
   const routerKey = new RouterKey(store.db);
-  const faults = new Faults(config.faults);
+  const faults = armedFaults(config.faults);
   const policies = new FirewallPolicies(store, config.dataDir, log);
   await policies.load();
   if (config.firewallPolicyFile !== undefined) await policies.applyFile(config.firewallPolicyFile);
@@ -120,7 +122,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     router: postsRouterOf(link, peerKeys),
     history,
     routerKey,
-    faults,
+    bindIntents: wrapBindIntents(faults, bindChecked),
     sendCheck: new OutboundFirewall({ store, self: config.name, policies, history, log }),
     log,
   });
@@ -133,20 +135,16 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     log,
     sendWaitMs: config.collectiveWaitMs,
   });
-  const semanticSend = new SemanticSend(posts, collectives, faults, log);
-  const inboundFirewall = new InboundFirewall({
+  const semanticSend = wrapTextSender(faults, new SemanticSend(wrapMulticast(faults, posts), collectives, log));
+  const inboundFirewall: InboundFirewall = new InboundFirewall({
     store,
     self: config.name,
     policies,
-    inbox,
-    holds,
-    history,
-    trust,
-    answers: collectives,
+    admission: (): Admission => admission,
     log,
     workers: config.firewallWorkers,
   });
-  const admission = new Admission({
+  const admission: Admission = new Admission({
     store,
     trust,
     holds,
@@ -154,7 +152,8 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     history,
     firewall: inboundFirewall,
     closes: collectives,
-    arrived: () => (policies.clock.last = Date.now()),
+    answers: collectives,
+    arrived: (at) => policies.clock.arrived(at),
   });
   const ingress = new Ingress({
     store,

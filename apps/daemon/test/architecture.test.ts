@@ -46,6 +46,36 @@ const PROBES: { place: string; source: string; rule: RegExp }[] = [
     source: 'import { startDaemon } from "@social-harness/daemon";\nexport const probe = startDaemon;\n',
     rule: /nothing of the daemon but `type AppRouter`/,
   },
+  {
+    place: "apps/daemon/src/ingress/architecture-probe.ts",
+    source: 'import { RouterLink } from "../router-link/router-link.js";\nexport const probe = RouterLink;\n',
+    rule: /never reach the router link/,
+  },
+  {
+    place: "apps/daemon/src/webhooks/architecture-probe.ts",
+    source: 'import { pendingRows } from "../inbox/inbox.store.js";\nexport const probe = pendingRows;\n',
+    rule: /through that domain's service, never its store/,
+  },
+  {
+    place: "apps/daemon/src/posts/architecture-probe-faults.ts",
+    source: 'import { InjectedFault } from "../faults/faults.js";\nexport const probe = InjectedFault;\n',
+    rule: /fault points wrap ports in the composition root only/,
+  },
+  {
+    place: "packages/nanoclaw/src/architecture-probe.ts",
+    source: 'import { startDaemon } from "@social-harness/daemon";\nexport const probe = startDaemon;\n',
+    rule: /only through @social-harness\/client/,
+  },
+  {
+    place: "packages/cli/src/architecture-probe.ts",
+    source: 'import { Posts } from "../../../apps/daemon/src/posts/posts.service.js";\nexport const probe = Posts;\n',
+    rule: /public entry point/,
+  },
+  {
+    place: "bench/architecture-probe.ts",
+    source: 'import { startNanoClaw } from "@social-harness/nanoclaw";\nexport const probe = startNanoClaw;\n',
+    rule: /adapters are loaded by their hosts/,
+  },
 ];
 
 const ALLOWED = {

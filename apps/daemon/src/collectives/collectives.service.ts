@@ -35,8 +35,8 @@ import {
 } from "../posts/semantic-send.js";
 import { CollectiveError, FirewallSendError, SendError } from "../posts/send-error.js";
 import { localVerdictOf } from "../firewall/local-verdict.js";
-import { applyClose, type CloseInput, type CloseOutcome } from "./close.js";
-import { findHeldRequest, holdRequest } from "./collectives.store.js";
+import { applyClose, deriveClose, type CloseInput, type CloseOutcome } from "./close.js";
+import { findHeldRequest, holdRequest, recordResult } from "./collectives.store.js";
 import { recoverCollectives } from "./recovery.js";
 import { takeRequest } from "./request-intake.js";
 import { Requester } from "./requester.js";
@@ -220,6 +220,16 @@ export class Collectives implements CollectiveSender, CollectiveClassifier {
   /** Derives an all_gather result from its close and marks it applied (no check deferred it). */
   applyClose(trx: Trx, close: CloseInput): Promise<CloseOutcome> {
     return applyClose(trx, this.deps.history, close, localVerdictOf);
+  }
+
+  /** Derives an all_gather result without writing (its turn in the firewall's queue came). */
+  deriveClose(close: CloseInput): Promise<CloseOutcome> {
+    return deriveClose(this.deps.store.db, this.deps.history, close, localVerdictOf);
+  }
+
+  /** Marks a derived close applied. */
+  recordResult(trx: Trx, close: CloseInput): Promise<void> {
+    return recordResult(trx, close.part.id, close.hash);
   }
 
   answerArrived(answer: ArrivedAnswer, guidance?: CheckedGuidance): void {

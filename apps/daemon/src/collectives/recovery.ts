@@ -11,7 +11,6 @@ import type { DaemonStore, Trx } from "../db/database.js";
 import type { History } from "../history/history.service.js";
 import { localVerdictOf } from "../firewall/local-verdict.js";
 import type { Inbox } from "../inbox/inbox.service.js";
-import { settleInboxRow } from "../inbox/inbox.store.js";
 import { applyClose } from "./close.js";
 import { findHeldRequest, openOperations, settleOperation } from "./collectives.store.js";
 
@@ -41,7 +40,7 @@ export async function recoverCollectives(
       .execute();
     for (const row of requests) {
       const item = JSON.parse(row.item) as Extract<InboundItem, { kind: "collectiveRequest" }>;
-      await settleInboxRow(trx, row.token, "retired", "restart", now());
+      await inbox.settleIn(trx, row.token, "retired", "restart", now());
       await inbox.admit(trx, { item: { kind: "operationFailed", id: item.id, to: item.to, error: LOST_REQUEST } });
     }
     let completed = 0;

@@ -1,8 +1,12 @@
 /**
  * Test-only fault points: a test names a point with `--test-fault <point>`, and the daemon fails
- * there as a real fault would. The command line accepts the option only when the environment says
- * the process is a test (packages/cli refuses it otherwise), so a production start never has one.
+ * there as a real fault would. The composition root wraps the ports below only when the
+ * environment says the process is a test (SOCIAL_HARNESS_TEST_FAULTS=1), so the production send
+ * path has no test branch, and a production start with a fault point is refused.
  */
+import type { BindIntents } from "../posts/posts.service.js";
+import type { MulticastSender, SendResult, TextSender } from "../posts/semantic-send.js";
+
 export const FAULT_POINTS = [
   /** The intent's transaction committed, then the store reports a failure. */
   "intent-after-commit",
@@ -14,6 +18,8 @@ export const FAULT_POINTS = [
 
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 
+export const TEST_FAULTS_ENV = "SOCIAL_HARNESS_TEST_FAULTS";
+
 export class InjectedFault extends Error {
   override readonly name = "InjectedFault";
   constructor(readonly point: FaultPoint) {
@@ -21,19 +27,36 @@ export class InjectedFault extends Error {
   }
 }
 
-export class Faults {
-  private readonly points: ReadonlySet<FaultPoint>;
+/** The armed points, or none; refuses points unless the environment marks the process a test. */
+export function armedFaults(points: readonly FaultPoint[] | undefined, env = process.env): ReadonlySet<FaultPoint> {
+  if (points === undefined || points.length === 0) return new Set();
+  if (env[TEST_FAULTS_ENV] !== "1")
+    throw new Error(`test fault points need ${TEST_FAULTS_ENV}=1; this start refuses ${points.join(", ")}`);
+  return new Set(points);
+}
 
-  constructor(points: readonly FaultPoint[] = []) {
-    this.points = new Set(points);
-  }
+export function wrapBindIntents(armed: ReadonlySet<FaultPoint>, bind: BindIntents): BindIntents {
+  if (!armed.has("intent-after-commit")) return bind;
+  return async (...args) => {
+    const bound = await bind(...args);
+    // The commit happened; the store then reports a failure, so the outcome is unknown.
+    return bound.outcome === "bound" ? { outcome: "unknown", cause: new InjectedFault("intent-after-commit") } : bound;
+  };
+}
 
-  has(point: FaultPoint): boolean {
-    return this.points.has(point);
-  }
+export function wrapMulticast(armed: ReadonlySet<FaultPoint>, multicast: MulticastSender): MulticastSender {
+  if (!armed.has("send-untyped-error")) return multicast;
+  return {
+    send: () => Promise.reject(new InjectedFault("send-untyped-error")),
+  };
+}
 
-  /** Throws InjectedFault when the test named this point. */
-  at(point: FaultPoint): void {
-    if (this.points.has(point)) throw new InjectedFault(point);
-  }
+export function wrapTextSender(armed: ReadonlySet<FaultPoint>, sender: TextSender): TextSender {
+  if (!armed.has("send-invalid-result")) return sender;
+  return {
+    async sendText(...args) {
+      await sender.sendText(...args);
+      return { operationId: 42 } as unknown as SendResult;
+    },
+  };
 }

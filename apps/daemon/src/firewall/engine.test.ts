@@ -133,7 +133,7 @@ describe("the rate middleware", () => {
       clock,
     );
     const reply = async () => {
-      clock.last = now;
+      clock.arrived(now);
       now += 5_000;
       return (await policy.assess("outbound", subject())).decision;
     };

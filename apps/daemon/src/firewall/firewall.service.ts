@@ -48,7 +48,7 @@ export class Firewall {
     const rows = (await this.history.latest(limit)).reverse();
     return replayRecords(this.self, draft, rows, {
       setNow: (at) => (now = at),
-      arrived: (at) => (clock.last = at),
+      arrived: (at) => clock.arrived(at),
       checkOf: (row) =>
         row.author === this.self ? outboundCheckOf(this.store.db, row.postId) : inboundCheckOf(this.store.db, row.hash),
     });

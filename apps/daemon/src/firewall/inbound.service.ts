@@ -2,54 +2,32 @@
  * The firewall on the way in (seed 000 "MCP Events and inbox"): ingress queues each classified
  * subject privately and durably, in the transaction that stores its record; bounded workers settle
  * the checks, one in flight per conversation and in conversation order, outside the router callback,
- * the delivery lock and every SQLite transaction. An allow inserts the item (for an all_gather
- * result, its local projection) with its guidance in one transaction; a hold keeps the audit and a
- * hold for the owner, and the conversation's frontier moves on. Queued checks resume after a crash.
+ * the delivery lock and every SQLite transaction. Each check is settled by admission
+ * (ingress/admission.ts) in one transaction with its audit record; a hold lets the conversation's
+ * frontier move on. Queued checks resume after a crash.
  */
-import { agentAddress, type InboundItem, type LocalGuidance, type Withheld } from "@social-harness/protocol";
+import { agentAddress } from "@social-harness/protocol";
 import type { Logger } from "pino";
-import { deriveClose, type CloseInput } from "../collectives/close.js";
-import { recordResult } from "../collectives/collectives.store.js";
 import type { DaemonStore } from "../db/database.js";
-import type { History } from "../history/history.service.js";
-import type { Holds } from "../holds/holds.service.js";
-import type { Inbox } from "../inbox/inbox.service.js";
-import type { ArrivedAnswer } from "../ingress/classification.js";
-import type { Trust } from "../trust/trust.service.js";
+import type { Admission, FirewallQueue, FirewallSettling, QueuePayload } from "../ingress/admission.js";
 import { insertCheck } from "./checks.store.js";
-import type { Assessment } from "./engine.js";
-import { localVerdictOf, withheldReason } from "./local-verdict.js";
 import type { FirewallPolicies } from "./policy.service.js";
 import { dequeue, enqueue, frontier, type QueueKind, type QueueRow } from "./queue.store.js";
 import { answerText, conversationAddress, recipientsOf, subjectOfItem, type Subject } from "./subjects.js";
-
-/** Where answers go once checked: the requester's open operation, if any. */
-export interface AnswerSink {
-  answerArrived(answer: ArrivedAnswer, guidance?: Assessment["guidance"]): void;
-  answerWithheld(answer: ArrivedAnswer, withheld: Withheld): void;
-}
-
-export type QueuePayload =
-  | { readonly kind: "item"; readonly item: InboundItem }
-  | { readonly kind: "answer"; readonly answer: ArrivedAnswer }
-  | { readonly kind: "close"; readonly close: CloseInput };
 
 export interface InboundFirewallDeps {
   readonly store: DaemonStore;
   readonly self: string;
   readonly policies: FirewallPolicies;
-  readonly inbox: Inbox;
-  readonly holds: Holds;
-  readonly history: History;
-  readonly trust: Trust;
-  readonly answers: AnswerSink;
+  /** Settles each checked subject; resolved late, since admission queues through this firewall. */
+  readonly admission: () => Pick<Admission, "settle">;
   readonly log: Logger;
   /** Checks in flight at once (default 4). */
   readonly workers?: number;
   readonly now?: () => number;
 }
 
-export class InboundFirewall {
+export class InboundFirewall implements FirewallQueue {
   private readonly busy = new Set<string>();
   private readonly workers: number;
   private readonly now: () => number;
@@ -132,7 +110,7 @@ export class InboundFirewall {
     }
   }
 
-  private subjectOf(row: QueueRow, payload: Exclude<QueuePayload, { kind: "close" }>): Subject {
+  private subjectOf(row: QueueRow, payload: Parameters<FirewallSettling["assess"]>[0]): Subject {
     if (payload.kind === "item")
       return subjectOfItem(this.deps.self, { conv: row.conv, sender: row.sender, item: payload.item });
     return {
@@ -145,60 +123,20 @@ export class InboundFirewall {
     };
   }
 
-  /** Checks one queued subject and settles it: admitted, held, or handed to the requester. */
+  /** Checks one queued subject and settles it through admission (ingress/admission.ts). */
   private async settle(row: QueueRow): Promise<void> {
-    const { store, history, holds, inbox } = this.deps;
-    const payload = JSON.parse(row.payload) as QueuePayload;
-    this.deps.policies.clock.last = this.now();
-
-    // An all_gather result is projected when its turn comes, after its answers' checks settled.
-    let item: InboundItem | undefined;
-    let localGuidance: LocalGuidance | undefined;
-    if (payload.kind === "close") {
-      const outcome = await deriveClose(store.db, history, payload.close, localVerdictOf);
-      if (outcome.kind === "consume") {
-        await store.db.transaction().execute(async (trx) => {
-          await dequeue(trx, row.id);
-          await history.setDisposition(trx, row.recordHash, "consumed");
-        });
-        this.deps.log.info({ hash: row.recordHash, reason: outcome.reason }, "consumed a record");
-        return;
-      }
-      item = outcome.item;
-      localGuidance = outcome.guidance;
-      if (!(await this.deps.trust.admits(store.db, row.sender))) {
-        await store.db.transaction().execute(async (trx) => {
-          await dequeue(trx, row.id);
-          await recordResult(trx, payload.close.part.id, row.recordHash);
-          await holds.hold(trx, {
-            recordHash: row.recordHash,
-            sender: row.sender,
-            conv: row.conv,
-            item: outcome.item,
-            reason: this.deps.trust.reasonFor(row.sender),
-            source: "trust",
-          });
-          await history.setDisposition(trx, row.recordHash, "held");
-        });
-        return;
-      }
-    } else if (payload.kind === "item") {
-      item = payload.item;
-    }
-
-    const subject =
-      payload.kind === "close"
-        ? subjectOfItem(this.deps.self, { conv: row.conv, sender: row.sender, item: item! })
-        : this.subjectOf(row, payload);
-    const compiled = this.deps.policies.current;
-    const assessment = compiled.active("inbound") ? await compiled.assess("inbound", subject) : undefined;
-    const held = assessment !== undefined && assessment.mode === "enforce" && assessment.decision !== "allow";
-    const guidance = held ? undefined : assessment?.guidance;
-
-    let admitted = false;
-    await store.db.transaction().execute(async (trx) => {
-      if (!(await dequeue(trx, row.id))) return;
-      if (assessment !== undefined) {
+    let subject: Subject | undefined;
+    const origin = { conv: row.conv, recordHash: row.recordHash, sender: row.sender };
+    await this.deps.admission().settle(origin, JSON.parse(row.payload) as QueuePayload, {
+      assess: (target) => {
+        subject = this.subjectOf(row, target);
+        const compiled = this.deps.policies.current;
+        return compiled.active("inbound") ? compiled.assess("inbound", subject) : Promise.resolve(undefined);
+      },
+      commit: async (trx, check) => {
+        if (!(await dequeue(trx, row.id))) return false;
+        if (check === undefined || subject === undefined) return true;
+        const { assessment, held } = check;
         await insertCheck(trx, {
           checkId: assessment.checkId,
           direction: "inbound",
@@ -211,50 +149,13 @@ export class InboundFirewall {
           decision: assessment.decision,
           outcome: held ? "held" : "admitted",
           middlewares: assessment.verdicts,
-          guidance: guidance ?? null,
+          guidance: held ? null : (assessment.guidance ?? null),
           stale: 0,
           latencyUs: assessment.latencyUs,
           createdAt: this.now(),
         });
-      }
-      if (payload.kind === "close") await recordResult(trx, payload.close.part.id, row.recordHash);
-      if (payload.kind === "answer") {
-        await history.setDisposition(trx, row.recordHash, "consumed");
-        return;
-      }
-      if (held) {
-        await holds.hold(trx, {
-          recordHash: row.recordHash,
-          sender: row.sender,
-          conv: row.conv,
-          item: item!,
-          reason: assessment.feedback === "" ? "the firewall held it" : assessment.feedback,
-          source: "firewall",
-          checkId: assessment.checkId,
-          ...(assessment.guidance === undefined ? {} : { guidance: assessment.guidance }),
-        });
-        await history.setDisposition(trx, row.recordHash, "held");
-        return;
-      }
-      const itemGuidance: LocalGuidance | undefined = payload.kind === "close" ? localGuidance : guidance;
-      await inbox.admit(trx, {
-        item: item!,
-        ...(itemGuidance === undefined ? {} : { guidance: itemGuidance }),
-        conv: row.conv,
-        recordHash: row.recordHash,
-      });
-      await history.setDisposition(trx, row.recordHash, "delivered");
-      admitted = true;
+        return true;
+      },
     });
-    if (admitted) inbox.changed();
-    if (payload.kind === "answer") {
-      if (held)
-        this.deps.answers.answerWithheld(payload.answer, {
-          kind: "withheld",
-          checkId: assessment.checkId,
-          reason: withheldReason({ middlewares: assessment.verdicts }),
-        });
-      else this.deps.answers.answerArrived(payload.answer, guidance);
-    }
   }
 }

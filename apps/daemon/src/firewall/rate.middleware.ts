@@ -25,7 +25,17 @@ class Window {
 
 /** When an inbound item last arrived: the loop guard's notion of "a reply". */
 export class InboundClock {
-  last = Number.NEGATIVE_INFINITY;
+  private latest = Number.NEGATIVE_INFINITY;
+
+  /** When an inbound subject was last settled. */
+  get last(): number {
+    return this.latest;
+  }
+
+  /** Admission's note of a settled inbound subject (ingress/admission.ts), its only writer. */
+  arrived(at: number): void {
+    this.latest = at;
+  }
 }
 
 export function compileRate(middleware: RateMiddleware, clock: InboundClock): CompiledMiddleware {

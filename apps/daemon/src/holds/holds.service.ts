@@ -6,7 +6,7 @@
  */
 import type { CheckedGuidance, InboundItem } from "@social-harness/protocol";
 import type { DaemonStore, Trx } from "../db/database.js";
-import { findChecks, type CheckRecord } from "../firewall/checks.store.js";
+import type { CheckRecord } from "../firewall/checks.store.js";
 import type { History } from "../history/history.service.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import { closeHold, findHold, insertHold, openHolds, type HoldRow, type HoldSource } from "./holds.store.js";
@@ -53,6 +53,8 @@ export class Holds {
     private readonly store: DaemonStore,
     private readonly inbox: Inbox,
     private readonly history: History,
+    /** The firewall's audit records of the checks that held items (firewall/checks.store.ts). */
+    private readonly checks: (ids: readonly string[]) => Promise<CheckRecord[]>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -62,11 +64,11 @@ export class Holds {
       recordHash: input.recordHash,
       sender: input.sender,
       conv: input.conv,
-      item: JSON.stringify(input.item),
+      item: input.item,
       reason: input.reason,
       source: input.source,
       checkId: input.checkId ?? null,
-      guidance: input.guidance === undefined ? null : JSON.stringify(input.guidance),
+      guidance: input.guidance ?? null,
       createdAt: this.now(),
     });
   }
@@ -84,12 +86,7 @@ export class Holds {
   async list(): Promise<HeldItem[]> {
     const holds = await openHolds(this.store.db);
     const audits = new Map(
-      (
-        await findChecks(
-          this.store.db,
-          holds.flatMap((h) => (h.checkId === null ? [] : [h.checkId])),
-        )
-      ).map((c) => [c.checkId, c]),
+      (await this.checks(holds.flatMap((h) => (h.checkId === null ? [] : [h.checkId])))).map((c) => [c.checkId, c]),
     );
     return holds.map((h) => {
       const audit = h.checkId === null ? undefined : audits.get(h.checkId);
@@ -98,11 +95,11 @@ export class Holds {
         source: h.source,
         sender: h.sender,
         conv: h.conv,
-        item: JSON.parse(h.item) as InboundItem,
+        item: h.item,
         reason: h.reason,
         heldAt: h.createdAt,
         ...(h.checkId === null ? {} : { checkId: h.checkId }),
-        ...(h.guidance === null ? {} : { guidance: JSON.parse(h.guidance) as CheckedGuidance }),
+        ...(h.guidance === null ? {} : { guidance: h.guidance }),
         ...(audit === undefined ? {} : { audit }),
       };
     });
@@ -113,8 +110,8 @@ export class Holds {
     const token = await this.store.db.transaction().execute(async (trx) => {
       const hold = await this.open(trx, id);
       const deliveryToken = await this.inbox.admit(trx, {
-        item: JSON.parse(hold.item) as InboundItem,
-        ...(hold.guidance === null ? {} : { guidance: JSON.parse(hold.guidance) as CheckedGuidance }),
+        item: hold.item,
+        ...(hold.guidance === null ? {} : { guidance: hold.guidance }),
         conv: hold.conv,
         recordHash: hold.recordHash,
       });

@@ -1,4 +1,10 @@
 /** SQL for items held for the owner: by trust or by the firewall, until released or discarded. */
+import {
+  CheckedGuidanceSchema,
+  InboundItemSchema,
+  type CheckedGuidance,
+  type InboundItem,
+} from "@social-harness/protocol";
 import type { Selectable } from "kysely";
 import type { DbOrTrx, HoldsTable } from "../db/database.js";
 
@@ -9,27 +15,28 @@ export interface HoldRow {
   readonly recordHash: string;
   readonly sender: string;
   readonly conv: string;
-  readonly item: string;
+  readonly item: InboundItem;
   readonly reason: string;
   readonly source: HoldSource;
   readonly checkId: string | null;
-  readonly guidance: string | null;
+  readonly guidance: CheckedGuidance | null;
   readonly createdAt: number;
   readonly releasedAt: number | null;
   readonly discardedAt: number | null;
 }
 
+/** The one mapper of a holds row; its JSON columns are checked by their schemas. */
 function toHoldRow(row: Selectable<HoldsTable>): HoldRow {
   return {
     id: row.id,
     recordHash: row.record_hash,
     sender: row.sender,
     conv: row.conv,
-    item: row.item,
+    item: InboundItemSchema.parse(JSON.parse(row.item)),
     reason: row.reason,
     source: row.source as HoldSource,
     checkId: row.check_id,
-    guidance: row.guidance,
+    guidance: row.guidance === null ? null : CheckedGuidanceSchema.parse(JSON.parse(row.guidance)),
     createdAt: row.created_at,
     releasedAt: row.released_at,
     discardedAt: row.discarded_at,
@@ -46,11 +53,11 @@ export async function insertHold(
       record_hash: hold.recordHash,
       sender: hold.sender,
       conv: hold.conv,
-      item: hold.item,
+      item: JSON.stringify(hold.item),
       reason: hold.reason,
       source: hold.source,
       check_id: hold.checkId,
-      guidance: hold.guidance,
+      guidance: hold.guidance === null ? null : JSON.stringify(hold.guidance),
       created_at: hold.createdAt,
     })
     .executeTakeFirst();

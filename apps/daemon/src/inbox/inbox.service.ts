@@ -28,6 +28,7 @@ import {
   pendingRows,
   requestRowsIn,
   settleInboxRow,
+  inboxValuesOf,
   type InboxRow,
 } from "./inbox.store.js";
 
@@ -76,10 +77,7 @@ function decodeCursor(cursor: string): { after: number; upper: number } {
 }
 
 export function entryOf(row: InboxRow): InboxEntry {
-  const item = JSON.parse(row.item) as InboundItem;
-  return row.guidance === null
-    ? { deliveryToken: row.token, item }
-    : { deliveryToken: row.token, item, guidance: JSON.parse(row.guidance) as LocalGuidance };
+  return { deliveryToken: row.token, ...inboxValuesOf(row) };
 }
 
 export class Inbox {
@@ -158,6 +156,16 @@ export class Inbox {
     return more ? { items, nextCursor: encodeCursor(last, upper) } : { items };
   }
 
+  /** Settles a pending item inside the caller's transaction (a webhook's receipt, a restart's retirement). */
+  settleIn(trx: DbOrTrx, token: string, state: "acknowledged" | "retired", by: string, at: number): Promise<boolean> {
+    return settleInboxRow(trx, token, state, by, at);
+  }
+
+  /** The oldest pending row, read in `db` (a webhook's next occurrence). */
+  async oldestPending(db: DbOrTrx): Promise<InboxRow | undefined> {
+    return (await pendingRows(db, 0, Number.MAX_SAFE_INTEGER, 1))[0];
+  }
+
   /** Acknowledges a delivery; idempotent for a settled token; unknown tokens fail. */
   async acknowledge(token: string, by: string): Promise<void> {
     const settled = await this.store.db.transaction().execute(async (trx) => {
@@ -196,10 +204,10 @@ export class Inbox {
     after: number,
   ): Promise<{ id: number; item: Extract<InboundItem, { kind: "collectiveRequest" }> }[]> {
     const rows = await requestRowsIn(this.store.db, conv, after);
-    return rows.map((row) => ({
-      id: row.id,
-      item: JSON.parse(row.item) as Extract<InboundItem, { kind: "collectiveRequest" }>,
-    }));
+    return rows.flatMap((row) => {
+      const { item } = inboxValuesOf({ item: row.item, guidance: null });
+      return item.kind === "collectiveRequest" ? [{ id: row.id, item }] : [];
+    });
   }
 
   /** Owner listing: pending items, newest first, paged by row id. */

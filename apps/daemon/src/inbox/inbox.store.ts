@@ -2,6 +2,7 @@
  * SQL for the durable inbox: pending items, acknowledgment tombstones and retired rows. The insert
  * and the page read are prepared once (db/raw-statements.ts); the rest goes through Kysely.
  */
+import { InboundItemSchema, LocalGuidanceSchema, type InboundItem, type LocalGuidance } from "@social-harness/protocol";
 import { prepared } from "@social-harness/sqlite";
 import type { Kysely, Selectable } from "kysely";
 import type { DaemonDatabase, DbOrTrx, InboxTable } from "../db/database.js";
@@ -24,6 +25,18 @@ export interface InboxRow {
 }
 
 type Row = Omit<Selectable<InboxTable>, "settled_by">;
+
+/**
+ * A row's item and guidance, checked by their schemas. The row keeps the stored JSON as written: a
+ * webhook occurrence is a pure function of those exact bytes (webhooks/event-occurrence.ts).
+ */
+export function inboxValuesOf(row: Pick<InboxRow, "item" | "guidance">): {
+  item: InboundItem;
+  guidance?: LocalGuidance;
+} {
+  const item = InboundItemSchema.parse(JSON.parse(row.item));
+  return row.guidance === null ? { item } : { item, guidance: LocalGuidanceSchema.parse(JSON.parse(row.guidance)) };
+}
 
 function toInboxRow(row: Row): InboxRow {
   return {

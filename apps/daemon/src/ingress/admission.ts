@@ -1,28 +1,61 @@
 /**
- * Admission (SPEC §7, §10): what enters the agent's inbox. Trust decides first (an untrusted
- * sender's item is held for the owner); then, when the owner's policy checks inbound subjects, the
- * firewall: the subject is queued privately in the storing transaction and its check settles later,
- * outside it. Without a check an item enters the inbox at once. Trusting a sender sends its held
- * items back through admission, in their original order.
+ * Admission (SPEC §7, §10): what enters the agent's inbox. One decision (admission-decision.ts) and
+ * one apply step serve a record's first arrival, inside its storing transaction, and the settling of
+ * its firewall check, outside it. Trusting a sender sends its held items back through admission,
+ * in their original order.
  */
 import type { InboundItem } from "@social-harness/protocol";
 import type { CloseInput, CloseOutcome } from "../collectives/close.js";
 import type { DaemonStore, Trx } from "../db/database.js";
-import type { InboundFirewall } from "../firewall/inbound.service.js";
-import type { History } from "../history/history.service.js";
+import type { Assessment } from "../firewall/engine.js";
+import type { Disposition, History } from "../history/history.service.js";
 import type { Holds } from "../holds/holds.service.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import type { Trust } from "../trust/trust.service.js";
-import type { ArrivedAnswer } from "./classification.js";
+import { decideAdmission, type AdmissionSubject, type Decision, type FirewallFact } from "./admission-decision.js";
+import type { ArrivedAnswer, CollectiveClassifier } from "./classification.js";
 
-export interface Candidate {
+/** A subject waiting in the firewall's private queue for its check. */
+export type QueuePayload =
+  | { readonly kind: "item"; readonly item: InboundItem }
+  | { readonly kind: "answer"; readonly answer: ArrivedAnswer }
+  | { readonly kind: "close"; readonly close: CloseInput };
+
+/** The firewall's private queue (firewall/inbound.service.ts), as admission uses it. */
+export interface FirewallQueue {
+  /** True when the current policy checks inbound subjects. */
+  active(): boolean;
+  /** Queues a subject inside the transaction that stores its record. */
+  enqueue(trx: Trx, entry: Origin & { payload: QueuePayload }): Promise<void>;
+  /** Starts the checks of what was queued, after the commit. */
+  wake(): void;
+}
+
+export interface Origin {
   readonly sender: string;
   readonly conv: string;
   readonly recordHash: string;
-  readonly item: InboundItem;
 }
 
-export type Admitted = "delivered" | "held" | "queued";
+/** The collective engine's side of admission (collectives/collectives.service.ts). */
+export interface AdmissionCloses {
+  /** Inside the storing transaction: derives the close's result and marks it applied. */
+  applyClose(trx: Trx, close: CloseInput): Promise<CloseOutcome>;
+  /** Outside any transaction, when the close's turn comes in the firewall's queue. */
+  deriveClose(close: CloseInput): Promise<CloseOutcome>;
+  /** Marks a derived close applied. */
+  recordResult(trx: Trx, close: CloseInput): Promise<void>;
+}
+
+/** The firewall's part in settling one queued subject (firewall/inbound.service.ts). */
+export interface FirewallSettling {
+  /** The check of the subject; undefined when the policy no longer checks inbound subjects. */
+  assess(
+    target: { kind: "item"; item: InboundItem } | { kind: "answer"; answer: ArrivedAnswer },
+  ): Promise<Assessment | undefined>;
+  /** In the settling transaction: dequeues the subject (false when it was settled already) and records its check. */
+  commit(trx: Trx, check: { assessment: Assessment; held: boolean } | undefined): Promise<boolean>;
+}
 
 export interface AdmissionDeps {
   readonly store: DaemonStore;
@@ -30,81 +63,124 @@ export interface AdmissionDeps {
   readonly holds: Holds;
   readonly inbox: Inbox;
   readonly history: History;
-  readonly firewall: InboundFirewall;
-  /** Applies an all_gather close when no check defers it (collectives/close.ts). */
-  readonly closes: { applyClose(trx: Trx, close: CloseInput): Promise<CloseOutcome> };
-  /** Told that an inbound item arrived: the firewall's loop guard counts replies to it. */
-  readonly arrived: () => void;
+  readonly firewall: FirewallQueue;
+  readonly closes: AdmissionCloses;
+  /** Where checked answers go: the requester's open operation, if any. */
+  readonly answers: Pick<CollectiveClassifier, "answerArrived"> & {
+    answerWithheld(answer: ArrivedAnswer, withheld: Extract<Decision, { kind: "withhold" }>["withheld"]): void;
+  };
+  /** Told when an inbound subject is settled (admitted, held or consumed): the loop guard's clock. */
+  readonly arrived: (at: number) => void;
+  readonly now?: () => number;
+}
+
+/** A first arrival's disposition, and the answer to hand on once the storing transaction commits. */
+export interface Arrival {
+  readonly disposition: Disposition;
+  readonly answer?: ArrivedAnswer;
 }
 
 export class Admission {
   constructor(private readonly deps: AdmissionDeps) {}
 
-  /** Inside the storing transaction: the item is held, queued for its check, or in the inbox. */
-  async admit(trx: Trx, candidate: Candidate): Promise<Admitted> {
-    this.deps.arrived();
-    if (!(await this.deps.trust.admits(trx, candidate.sender))) {
-      await this.holdUntrusted(trx, candidate);
-      return "held";
-    }
-    return this.checkOrDeliver(trx, candidate);
+  private firewallFact(): FirewallFact {
+    return this.deps.firewall.active() ? { state: "pending" } : { state: "off" };
   }
 
-  private async checkOrDeliver(trx: Trx, candidate: Candidate): Promise<"delivered" | "queued"> {
-    if (this.deps.firewall.active()) {
-      await this.deps.firewall.enqueue(trx, { ...candidate, payload: { kind: "item", item: candidate.item } });
-      return "queued";
-    }
-    await this.deps.inbox.admit(trx, { item: candidate.item, conv: candidate.conv, recordHash: candidate.recordHash });
-    return "delivered";
-  }
-
-  private async holdUntrusted(trx: Trx, candidate: Candidate): Promise<void> {
-    await this.deps.holds.hold(trx, {
-      ...candidate,
-      reason: this.deps.trust.reasonFor(candidate.sender),
-      source: "trust",
-    });
-  }
-
-  /** An answer record: checked first when the policy checks inbound subjects; trust does not hold answers. */
-  async answer(
+  /** Inside the storing transaction: the subject is held, queued for its check, admitted or consumed. */
+  async arrive(
     trx: Trx,
-    input: { sender: string; conv: string; recordHash: string; answer: ArrivedAnswer },
-  ): Promise<"consumed" | "queued"> {
-    this.deps.arrived();
-    if (!this.deps.firewall.active()) return "consumed";
-    await this.deps.firewall.enqueue(trx, { ...input, payload: { kind: "answer", answer: input.answer } });
-    return "queued";
+    origin: Origin,
+    arrived: Exclude<AdmissionSubject, { kind: "close" }> | { kind: "close"; close: CloseInput },
+    checks: boolean,
+  ): Promise<Arrival> {
+    const firewall: FirewallFact = checks ? { state: "pending" } : { state: "off" };
+    const subject: AdmissionSubject =
+      arrived.kind !== "close"
+        ? arrived
+        : {
+            ...arrived,
+            outcome: firewall.state === "off" ? await this.deps.closes.applyClose(trx, arrived.close) : undefined,
+          };
+    const decision = decideAdmission({
+      subject,
+      trusted: subject.kind === "answer" || (await this.deps.trust.admits(trx, origin.sender)),
+      firewall,
+      untrustedReason: this.deps.trust.reasonFor(origin.sender),
+    });
+    const disposition = await this.apply(trx, origin, decision, subject);
+    return decision.kind === "answer" ? { disposition, answer: decision.answer } : { disposition };
   }
 
-  /**
-   * An all_gather close: with inbound checks, it is queued behind its answers' checks and its result
-   * projected when its turn comes; otherwise the result is derived now and admitted like any item.
-   */
-  async close(
-    trx: Trx,
-    input: { sender: string; conv: string; recordHash: string; close: CloseInput },
-  ): Promise<Admitted | "consumed"> {
-    this.deps.arrived();
-    if (this.deps.firewall.active()) {
-      await this.deps.firewall.enqueue(trx, { ...input, payload: { kind: "close", close: input.close } });
-      return "queued";
+  /** A queued subject's turn: derived (a close), checked, then applied in one transaction with its check. */
+  async settle(origin: Origin, payload: QueuePayload, firewall: FirewallSettling): Promise<void> {
+    const { store, trust } = this.deps;
+    const subject: AdmissionSubject =
+      payload.kind === "close" ? { ...payload, outcome: await this.deps.closes.deriveClose(payload.close) } : payload;
+    const facts = {
+      subject,
+      trusted: subject.kind === "answer" || (await trust.admits(store.db, origin.sender)),
+      untrustedReason: trust.reasonFor(origin.sender),
+    };
+    let assessment: Assessment | undefined;
+    let decision = decideAdmission({ ...facts, firewall: { state: "pending" } });
+    if (decision.kind === "queue") {
+      assessment = await firewall.assess(
+        subject.kind === "close" ? { kind: "item", item: resultOf(subject) } : subject,
+      );
+      decision = decideAdmission({
+        ...facts,
+        firewall: assessment === undefined ? { state: "off" } : { state: "checked", assessment },
+      });
     }
-    const outcome = await this.deps.closes.applyClose(trx, input.close);
-    if (outcome.kind === "consume") return "consumed";
-    const candidate = { sender: input.sender, conv: input.conv, recordHash: input.recordHash, item: outcome.item };
-    if (!(await this.deps.trust.admits(trx, input.sender))) {
-      await this.holdUntrusted(trx, candidate);
-      return "held";
-    }
-    await this.deps.inbox.admit(trx, {
-      item: outcome.item,
-      ...(outcome.guidance === undefined ? {} : { guidance: outcome.guidance }),
-      conv: input.conv,
-      recordHash: input.recordHash,
+    const settled = decision;
+    const check =
+      assessment === undefined
+        ? undefined
+        : { assessment, held: settled.kind === "hold" || settled.kind === "withhold" };
+    const applied = await store.db.transaction().execute(async (trx) => {
+      if (!(await firewall.commit(trx, check))) return false;
+      if (subject.kind === "close" && settled.kind !== "consume")
+        await this.deps.closes.recordResult(trx, subject.close);
+      await this.deps.history.setDisposition(trx, origin.recordHash, await this.apply(trx, origin, settled, subject));
+      return true;
     });
-    return "delivered";
+    if (!applied) return;
+    if (settled.kind === "admit") this.deps.inbox.changed();
+    if (settled.kind === "answer") this.deps.answers.answerArrived(settled.answer, settled.guidance);
+    if (settled.kind === "withhold") this.deps.answers.answerWithheld(settled.answer, settled.withheld);
+  }
+
+  /** The one apply step: what the decision says, written in `trx`; returns the record's disposition. */
+  private async apply(trx: Trx, origin: Origin, decision: Decision, subject: AdmissionSubject): Promise<Disposition> {
+    if (decision.kind !== "queue") this.deps.arrived((this.deps.now ?? Date.now)());
+    switch (decision.kind) {
+      case "queue":
+        await this.deps.firewall.enqueue(trx, { ...origin, payload: queuePayloadOf(subject) });
+        return "queued";
+      case "hold":
+        await this.deps.holds.hold(trx, {
+          ...origin,
+          item: decision.item,
+          reason: decision.reason,
+          source: decision.source,
+          ...(decision.checkId === undefined ? {} : { checkId: decision.checkId }),
+          ...(decision.guidance === undefined ? {} : { guidance: decision.guidance }),
+        });
+        return "held";
+      case "admit":
+        await this.deps.inbox.admit(trx, {
+          item: decision.item,
+          ...(decision.guidance === undefined ? {} : { guidance: decision.guidance }),
+          conv: origin.conv,
+          recordHash: origin.recordHash,
+        });
+        return "delivered";
+      case "consume":
+      case "answer":
+      case "withhold":
+        return "consumed";
+    }
   }
 
   /** Trusts `name` and sends its held items back through admission, in their original order. */
@@ -116,16 +192,17 @@ export class Admission {
       await this.deps.trust.add(trx, name);
       const held = await holds.trustHoldsOf(trx, name);
       for (const hold of held) {
-        const candidate = {
-          sender: hold.sender,
-          conv: hold.conv,
-          recordHash: hold.recordHash,
-          item: JSON.parse(hold.item) as InboundItem,
-        };
-        const outcome = await this.checkOrDeliver(trx, candidate);
+        const subject = { kind: "item" as const, item: hold.item };
+        const decision = decideAdmission({
+          subject,
+          trusted: true,
+          firewall: this.firewallFact(),
+          untrustedReason: "",
+        });
+        const disposition = await this.apply(trx, hold, decision, subject);
         await holds.readmitted(trx, hold, null);
-        await this.deps.history.setDisposition(trx, hold.recordHash, outcome);
-        if (outcome === "delivered") delivered = true;
+        await this.deps.history.setDisposition(trx, hold.recordHash, disposition);
+        if (disposition === "delivered") delivered = true;
         else queued = true;
       }
       return held.length;
@@ -134,4 +211,21 @@ export class Admission {
     if (queued) this.deps.firewall.wake();
     return { released };
   }
+}
+
+function queuePayloadOf(subject: AdmissionSubject): QueuePayload {
+  switch (subject.kind) {
+    case "item":
+      return { kind: "item", item: subject.item };
+    case "answer":
+      return { kind: "answer", answer: subject.answer };
+    case "close":
+      return { kind: "close", close: subject.close };
+  }
+}
+
+/** The item a derived close is checked as: its result. */
+function resultOf(subject: Extract<AdmissionSubject, { kind: "close" }>): InboundItem {
+  if (subject.outcome?.kind !== "result") throw new Error("a close is checked only once its result is derived");
+  return subject.outcome.item;
 }

@@ -14,23 +14,19 @@ import type { Disposition, History } from "../history/history.service.js";
 import { verifyRecordFrame } from "../history/verify.js";
 import type { PeerKeys } from "../identity/peer-keys.js";
 import type { Inbox } from "../inbox/inbox.service.js";
-import type { RouterKey } from "../router-link/router-key.js";
-import type { Admission } from "./admission.js";
+import type { RouterKey } from "../identity/router-key.js";
+import type { Admission, Arrival } from "./admission.js";
 import type { ArrivedAnswer, Classification, CollectiveClassifier } from "./classification.js";
 import { projectRecord } from "./projection.js";
 
 export type ReceiveOutcome =
   { readonly kind: "stored" | "duplicate" } | { readonly kind: "gap" | "refused"; readonly reason: string };
 
-/** A batch stored under a relaxed commit admitted an item: it is stored again, durably. */
-class DurableCommitNeeded extends Error {}
-
-/** What a committed batch tells others afterwards. */
-interface AfterCommit {
-  delivered: boolean;
-  queued: boolean;
-  readonly answers: ArrivedAnswer[];
-  readonly convs: Set<string>;
+/** One received record, and what its commit tells others afterwards. */
+interface Received {
+  readonly outcome: ReceiveOutcome;
+  readonly disposition?: Disposition;
+  readonly answer?: ArrivedAnswer;
 }
 
 export interface IngressDeps {
@@ -59,8 +55,8 @@ export class Ingress {
     trx: Trx,
     input: { record: RecordFields; hash: string; members: readonly string[] },
     log: Logger,
-    answerNow: (answer: ArrivedAnswer) => void,
-  ): Promise<Disposition> {
+    checks: boolean,
+  ): Promise<Arrival> {
     const { record, hash, members } = input;
     const projection = projectRecord(this.deps.self, record, members);
     const classification: Classification =
@@ -76,20 +72,11 @@ export class Ingress {
           ? { kind: "item", item: projection.item }
           : { kind: "consume", reason: projection.reason };
     const origin = { sender: record.author, conv: record.conv, recordHash: hash };
-    switch (classification.kind) {
-      case "item":
-        return this.deps.admission.admit(trx, { ...origin, item: classification.item });
-      case "answer": {
-        const admitted = await this.deps.admission.answer(trx, { ...origin, answer: classification.answer });
-        if (admitted === "consumed") answerNow(classification.answer);
-        return admitted;
-      }
-      case "close":
-        return this.deps.admission.close(trx, { ...origin, close: classification.close });
-      case "consume":
-        log.info({ hash, reason: classification.reason }, "consumed a record");
-        return "consumed";
+    if (classification.kind === "consume") {
+      log.info({ hash, reason: classification.reason }, "consumed a record");
+      return { disposition: "consumed" };
     }
+    return this.deps.admission.arrive(trx, origin, classification, checks);
   }
 
   /** Verifies, classifies, admits and stores one pushed record. */
@@ -109,48 +96,41 @@ export class Ingress {
     // A batch that binds no delivery token commits without waiting for the disk: each of its
     // records is certified at the router, which pushes it again after a power loss (the daemon's
     // cursor goes back with it). Our own posts, and everything the firewall queues or trust holds,
-    // are such records. A batch that admits an item into the inbox commits durably.
+    // are such records. The firewall's state is read once, so a batch it checks delivers nothing
+    // at arrival; any other batch admits into the inbox and commits durably.
+    const checks = this.deps.firewall.active();
     const onlyOwn = frames.every((f) => {
       const read = readRecord(f.record);
       return read.ok && read.record.author === self;
     });
-    let after: AfterCommit | undefined;
-    let outcomes: ReceiveOutcome[] | undefined;
-    const run = async (trx: Trx, relaxed: boolean) => {
-      after = { delivered: false, queued: false, answers: [], convs: new Set() };
-      const results: ReceiveOutcome[] = [];
-      for (const frame of frames) results.push(await this.receiveOne(trx, frame, keys, after));
-      if (relaxed && after.delivered) throw new DurableCommitNeeded();
-      return results;
+    const run = async (trx: Trx): Promise<Received[]> => {
+      const received: Received[] = [];
+      for (const frame of frames) received.push(await this.receiveOne(trx, frame, keys, checks));
+      return received;
     };
-    if (onlyOwn || this.deps.firewall.active()) {
-      outcomes = await relaxedTransaction(store.db, (trx) => run(trx, true)).catch((error: unknown) => {
-        if (error instanceof DurableCommitNeeded) return undefined;
-        throw error;
-      });
-    }
-    outcomes ??= await store.db.transaction().execute((trx) => run(trx, false));
-    after = after!;
-    if (after.delivered) this.deps.inbox.changed();
-    if (after.queued) this.deps.firewall.wake();
-    for (const answer of after.answers) this.deps.collectives.answerArrived(answer);
-    for (const conv of after.convs) this.deps.posts.headMoved(conv);
-    return outcomes;
+    const received =
+      onlyOwn || checks ? await relaxedTransaction(store.db, run) : await store.db.transaction().execute(run);
+    if (received.some((r) => r.disposition === "delivered")) this.deps.inbox.changed();
+    if (received.some((r) => r.disposition === "queued")) this.deps.firewall.wake();
+    for (const { answer } of received) if (answer !== undefined) this.deps.collectives.answerArrived(answer);
+    const stored = new Set(frames.filter((_, i) => received[i]!.outcome.kind === "stored").map((f) => f.conv));
+    for (const conv of stored) this.deps.posts.headMoved(conv);
+    return received.map((r) => r.outcome);
   }
 
   private async receiveOne(
     trx: Trx,
     frame: RecordFrame,
     keys: ReadonlyMap<string, Uint8Array | undefined>,
-    after: AfterCommit,
-  ): Promise<ReceiveOutcome> {
+    checks: boolean,
+  ): Promise<Received> {
     const { conv, seq } = frame;
     const { history, self } = this.deps;
     const log = this.deps.log.child({ conv, seq });
     const hash = recordHashOf(frame.record);
-    const refuse = (reason: string, fields: Record<string, unknown> = {}): ReceiveOutcome => {
+    const refuse = (reason: string, fields: Record<string, unknown> = {}): Received => {
       log.warn({ ...fields, hash, reason }, "refused a record");
-      return { kind: "refused", reason };
+      return { outcome: { kind: "refused", reason } };
     };
 
     // Position. Our own post may be stored already: the send path stores it from its certificate.
@@ -158,11 +138,12 @@ export class Ingress {
     const existing = await history.recordAt(trx, conv, seq);
     if (existing !== undefined) {
       return existing.hash === hash
-        ? { kind: "duplicate" }
+        ? { outcome: { kind: "duplicate" } }
         : refuse("it conflicts with the certified record at its position", { stored: existing.hash });
     }
     const contiguous = conversation?.contiguousSeq ?? 0;
-    if (seq > contiguous + 1) return { kind: "gap", reason: `the daemon holds this conversation up to ${contiguous}` };
+    if (seq > contiguous + 1)
+      return { outcome: { kind: "gap", reason: `the daemon holds this conversation up to ${contiguous}` } };
     if (seq <= contiguous) return refuse("it is below the contiguous cursor but not stored");
 
     // Verify.
@@ -180,12 +161,10 @@ export class Ingress {
     const { record, members } = verified;
 
     // Classify and admit (our own post is only stored), then store.
-    let disposition: Disposition = "own";
-    if (record.author !== self) {
-      disposition = await this.classifyAndAdmit(trx, { record, hash, members }, log, (a) => after.answers.push(a));
-      after.delivered ||= disposition === "delivered";
-      after.queued ||= disposition === "queued";
-    }
+    const arrival: Arrival =
+      record.author === self
+        ? { disposition: "own" }
+        : await this.classifyAndAdmit(trx, { record, hash, members }, log, checks);
     await history.append(trx, {
       record: {
         conv,
@@ -196,10 +175,9 @@ export class Ingress {
         signatures: frame.signatures,
         certificate: frame.certificate,
       },
-      disposition,
+      disposition: arrival.disposition,
       opens: conversation === undefined ? members : undefined,
     });
-    after.convs.add(conv);
-    return { kind: "stored" };
+    return { outcome: { kind: "stored" }, ...arrival };
   }
 }

@@ -2,9 +2,7 @@
  * The send pipeline (SPEC §6): validate content → canonicalise the address → resolve members at
  * the router → open a cold group (GENESIS co-signed by every member) → bind the intent (PostId and
  * content, durably) → propose → certified → store the complete record → return. Anything that
- * fails after binding leaves the intent bound: the daemon proposes it again when the link comes
- * back, when the conversation's head moves, or after a restart, and the router's idempotency on
- * author + PostId means it is certified at most once.
+ * fails after binding leaves the intent bound, for posts/redelivery.ts to propose again.
  */
 import {
   actionMessage,
@@ -27,15 +25,15 @@ import {
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import { relaxedTransaction, type DaemonStore } from "../db/database.js";
-import type { Faults } from "../faults/faults.js";
 import type { History } from "../history/history.service.js";
-import type { RouterKey } from "../router-link/router-key.js";
+import type { RouterKey } from "../identity/router-key.js";
 import { bindChecked, subjectOfSend } from "./checked-binding.js";
 import { ProposalLanes, type Signed } from "./proposal-lanes.js";
-import { boundIntents, settleIntent, type IntentRow } from "./intents.store.js";
+import { settleIntent, type IntentRow } from "./intents.store.js";
+import { Redelivery } from "./redelivery.js";
 import { refusalReason, unboundFailure } from "./router-failures.js";
 import type { PostsRouter, ProposalAnswer } from "./router-port.js";
-import type { OutboundSubject, SendCheck } from "./send-check.js";
+import type { Capture, OutboundSubject, SendCheck } from "./send-check.js";
 import { SendError } from "./send-error.js";
 
 export interface PostReceipt {
@@ -54,22 +52,20 @@ export interface PostsDeps {
   readonly router: PostsRouter;
   readonly history: History;
   readonly routerKey: RouterKey;
-  readonly faults: Faults;
+  /** Binds intents with the firewall's check (checked-binding.ts); a test may wrap it (faults/). */
+  readonly bindIntents?: BindIntents;
   /** The firewall's check of each send; absent, sends are bound unchecked. */
   readonly sendCheck?: SendCheck;
   readonly log: Logger;
   readonly now?: () => number;
 }
 
+export type BindIntents = typeof bindChecked;
+
 /** Told once each of our own posts is stored, whichever path stored it. */
 export type OwnPostListener = (record: RecordFields, hash: string) => void;
 
 export class Posts {
-  private readonly inFlight = new Set<string>();
-  /** Conversations with a bound intent that is neither in flight nor certified. */
-  private readonly waiting = new Set<string>();
-  private readonly retryTimers = new Map<string, NodeJS.Timeout>();
-  private readonly retryDelays = new Map<string, number>();
   private readonly lanes = new ProposalLanes<PostReceipt>({
     head: async (conv) => (await this.deps.history.head(conv))?.hash ?? null,
     sign: (intent, prev) => this.signProposal(intent, prev),
@@ -83,9 +79,16 @@ export class Posts {
           : "the conversation head kept moving; the post will be proposed again",
       ),
   });
+  private readonly redelivery: Redelivery<PostReceipt>;
   private readonly ownListeners = new Set<OwnPostListener>();
 
-  constructor(private readonly deps: PostsDeps) {}
+  constructor(private readonly deps: PostsDeps) {
+    this.redelivery = new Redelivery({
+      db: deps.store.db,
+      propose: (intent) => this.lanes.deliver(intent),
+      log: deps.log,
+    });
+  }
 
   private now(): number {
     return (this.deps.now ?? Date.now)();
@@ -149,11 +152,13 @@ export class Posts {
     content: Content,
   ): Promise<{ delivery: Promise<PostReceipt>; guidance?: CheckedGuidance }> {
     const conv = conversationOf(this.deps.self, address);
-    if (address.kind === "group") await this.openGroup(conv, address.members);
     const postId = mintId("post");
-    const { intents, guidance } = await this.bind([conv], [postId], content, {
-      subject: subjectOfSend(this.deps.self, address, postId, content),
-    });
+    const subject = subjectOfSend(this.deps.self, address, postId, content);
+    // The check comes before anything exists (seed 001 "Stock host projection"): a refused first
+    // send to a group leaves no GENESIS at the router.
+    const capture = await this.capture(subject, [conv]);
+    if (address.kind === "group") await this.openGroup(conv, address.members);
+    const { intents, guidance } = await this.bind([conv], [postId], content, { subject, capture });
     const delivery = this.deliver(intents[0]!);
     return guidance === undefined ? { delivery } : { delivery, guidance };
   }
@@ -174,6 +179,12 @@ export class Posts {
     });
     const deliveries = members.map((member, i) => ({ member, delivery: this.deliver(intents[i]!) }));
     return guidance === undefined ? { deliveries } : { deliveries, guidance };
+  }
+
+  /** The firewall's check of a send, taken before its conversation is opened; undefined without one. */
+  private capture(subject: OutboundSubject | undefined, convs: readonly string[]): Promise<Capture | undefined> {
+    const check = this.deps.sendCheck;
+    return check === undefined || subject === undefined ? Promise.resolve(undefined) : check.capture(subject, convs);
   }
 
   /** Creates the group's GENESIS unless it exists; every member's daemon co-signs it. */
@@ -224,14 +235,15 @@ export class Posts {
     convs: readonly string[],
     postIds: readonly string[],
     content: Content,
-    check: { subject: OutboundSubject | undefined },
+    check: { subject: OutboundSubject | undefined; capture?: Capture | undefined },
   ): Promise<{ intents: IntentRow[]; guidance: CheckedGuidance | undefined }> {
-    const bound = await bindChecked(this.deps.store.db, this.deps.sendCheck, {
+    const bound = await (this.deps.bindIntents ?? bindChecked)(this.deps.store.db, this.deps.sendCheck, {
       convs,
       postIds,
       content,
       createdAt: this.now(),
       subject: check.subject,
+      ...(check.capture === undefined ? {} : { capture: check.capture }),
     });
     switch (bound.outcome) {
       case "failed-before-commit":
@@ -240,22 +252,13 @@ export class Posts {
           cause: bound.cause,
         });
       case "unknown":
-        for (const conv of convs) this.wait(conv);
+        for (const conv of convs) this.redelivery.wait(conv);
         throw new SendError("outcome-unknown", "storing the intent failed at its commit; it may still be sent", {
           cause: bound.cause,
         });
       case "bound":
-        break;
+        return { intents: bound.intents, guidance: bound.guidance };
     }
-    try {
-      this.deps.faults.at("intent-after-commit");
-    } catch (cause) {
-      for (const conv of convs) this.wait(conv);
-      throw new SendError("outcome-unknown", "the store failed after the intent's commit; it will still be sent", {
-        cause,
-      });
-    }
-    return { intents: bound.intents, guidance: bound.guidance };
   }
 
   /**
@@ -263,14 +266,7 @@ export class Posts {
    * their binding order, pipelined: each names the one before it (posts/proposal-lanes.ts).
    */
   deliver(intent: IntentRow): Promise<PostReceipt> {
-    this.inFlight.add(intent.postId);
-    return this.lanes
-      .deliver(intent)
-      .catch((error: unknown) => {
-        if (error instanceof SendError && error.reason === "delivery-pending") this.wait(intent.conv);
-        throw error;
-      })
-      .finally(() => this.inFlight.delete(intent.postId));
+    return this.redelivery.deliver(intent);
   }
 
   private signProposal(intent: IntentRow, prev: string | null): Signed {
@@ -358,58 +354,23 @@ export class Posts {
     } catch (cause) {
       throw new SendError("outcome-unknown", "the post was certified but could not be stored locally", { cause });
     }
-    this.retryDelays.delete(answer.conv);
+    this.redelivery.certified(answer.conv);
     for (const listener of this.ownListeners) listener(read.record, answer.record);
     return { conv: answer.conv, postId: intent.postId, hash: answer.record, seq: answer.seq };
   }
 
   /** Proposes every bound intent again (after a restart or when the link comes back). */
-  async resume(): Promise<void> {
-    for (const intent of await boundIntents(this.deps.store.db)) this.retry(intent);
+  resume(): Promise<void> {
+    return this.redelivery.resume();
   }
 
   /** A record was stored in `conv`: its head moved, so its waiting intents go again. */
   headMoved(conv: string): void {
-    if (!this.waiting.delete(conv)) return;
-    void boundIntents(this.deps.store.db, conv).then(
-      (intents) => intents.forEach((intent) => this.retry(intent)),
-      (error: unknown) => this.deps.log.error({ err: error }, "could not read bound intents"),
-    );
-  }
-
-  private retry(intent: IntentRow): void {
-    if (this.inFlight.has(intent.postId)) return;
-    this.deliver(intent).then(
-      (receipt) => this.deps.log.info({ postId: receipt.postId, conv: receipt.conv }, "delivered a bound post"),
-      (error: unknown) => {
-        const reason = error instanceof SendError ? error.reason : "internal";
-        this.deps.log.warn({ err: error, postId: intent.postId, reason }, "a bound post is still pending");
-      },
-    );
-  }
-
-  /**
-   * Notes a conversation whose bound intent is still waiting, and proposes it again after a pause
-   * that doubles up to 30 s, unless a record stored in the conversation (its head moved) or the
-   * link's return resumes it first. The router's answer may have been lost while the post was
-   * certified; proposing again is how the daemon learns it.
-   */
-  private wait(conv: string): void {
-    this.waiting.add(conv);
-    if (this.retryTimers.has(conv)) return;
-    const delay = Math.min((this.retryDelays.get(conv) ?? 500) * 2, 30_000);
-    this.retryDelays.set(conv, delay);
-    const timer = setTimeout(() => {
-      this.retryTimers.delete(conv);
-      this.headMoved(conv);
-    }, delay);
-    timer.unref();
-    this.retryTimers.set(conv, timer);
+    this.redelivery.headMoved(conv);
   }
 
   /** Stops the retry timers (daemon shutdown). */
   stop(): void {
-    for (const timer of this.retryTimers.values()) clearTimeout(timer);
-    this.retryTimers.clear();
+    this.redelivery.stop();
   }
 }

@@ -11,7 +11,7 @@ import {
 } from "@social-harness/protocol";
 import * as z from "zod";
 import { defineTool, INVALID_PARAMS, ToolRefusal } from "../mcp/tool.js";
-import type { SemanticSend } from "./semantic-send.js";
+import type { TextSender } from "./semantic-send.js";
 
 export const SendMessageInput = z.strictObject({
   to: z.string().describe("agent:<name> for one agent, or group:<name>,<name>,... for a group (you are included)"),
@@ -23,7 +23,7 @@ export const SendMessageOutput = z.strictObject({
   guidance: CheckedGuidanceSchema.optional(),
 });
 
-export function sendMessageTool(send: SemanticSend) {
+export function sendMessageTool(send: TextSender) {
   return defineTool({
     name: "send_message",
     title: "Send a message",

@@ -12,8 +12,7 @@ import {
   type Content,
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
-import type { Faults } from "../faults/faults.js";
-import type { Posts } from "./posts.service.js";
+import type { PostReceipt } from "./posts.service.js";
 import { CollectiveError, FirewallSendError, SendError } from "./send-error.js";
 
 export type FailureDelivery = "result" | "inbound";
@@ -21,6 +20,16 @@ export type FailureDelivery = "result" | "inbound";
 export interface SendResult {
   readonly operationId?: string;
   readonly guidance?: CheckedGuidance;
+}
+
+/** The multicast side of a send (posts/posts.service.ts). */
+export interface MulticastSender {
+  send(to: string, content: Content): Promise<PostReceipt>;
+}
+
+/** What `send_message` calls (posts/posts.tools.ts). */
+export interface TextSender {
+  sendText(to: string, text: string, failureDelivery: FailureDelivery): Promise<SendResult>;
 }
 
 /** The collective engine's side of a send; provided by collectives/. */
@@ -41,11 +50,10 @@ export function multicastContent(text: string): Content {
   ];
 }
 
-export class SemanticSend {
+export class SemanticSend implements TextSender {
   constructor(
-    private readonly posts: Posts,
+    private readonly posts: MulticastSender,
     private readonly collectives: CollectiveSender,
-    private readonly faults: Faults,
     private readonly log: Logger,
   ) {}
 
@@ -55,10 +63,7 @@ export class SemanticSend {
    */
   async sendText(to: string, text: string, failureDelivery: FailureDelivery): Promise<SendResult> {
     try {
-      this.faults.at("send-untyped-error");
-      const result = await this.perform(to, text, failureDelivery);
-      // A result the tool's output schema refuses, for the test of that outcome-unknown path.
-      return this.faults.has("send-invalid-result") ? ({ operationId: 42 } as unknown as SendResult) : result;
+      return await this.perform(to, text, failureDelivery);
     } catch (error) {
       if (error instanceof SendError || error instanceof CollectiveError || error instanceof FirewallSendError)
         throw error;

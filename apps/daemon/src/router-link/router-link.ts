@@ -21,7 +21,7 @@ import {
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import WebSocket from "ws";
-import type { RouterKey } from "./router-key.js";
+import type { RouterKey } from "../identity/router-key.js";
 
 /** Why the link cannot carry a request right now. */
 export type LinkState = "connecting" | "ready" | "offline" | "not-registered" | "version-mismatch" | "router-untrusted";

@@ -9,7 +9,7 @@
 import type { Logger } from "pino";
 import { relaxedTransaction, type DaemonStore } from "../db/database.js";
 import type { Inbox } from "../inbox/inbox.service.js";
-import { pendingRows, settleInboxRow, type InboxRow } from "../inbox/inbox.store.js";
+import type { InboxRow } from "../inbox/inbox.store.js";
 import type { CallbackSender } from "./callback-client.js";
 import { buildOccurrence } from "./event-occurrence.js";
 import type { SecretVault } from "./secret-vault.js";
@@ -216,7 +216,7 @@ export class WebhookDelivery {
         return "now";
       }
     } else {
-      const [row] = await pendingRows(db, 0, Number.MAX_SAFE_INTEGER, 1);
+      const row = await this.deps.inbox.oldestPending(db);
       if (row === undefined) return "idle";
       const built = occurrenceOf(subscription.id, row, now);
       occurrence = built;
@@ -282,10 +282,10 @@ export class WebhookDelivery {
       // Revoked meanwhile: the item stays pending for read_inbox or a later consumer.
       if (current === undefined || current.state === "revoked") return false;
       if (!(await clearOccurrence(trx, subscriptionId, occurrence.eventId))) return false;
-      await settleInboxRow(trx, occurrence.token, "acknowledged", `webhook:${subscriptionId}`, at);
+      await this.deps.inbox.settleIn(trx, occurrence.token, "acknowledged", `webhook:${subscriptionId}`, at);
       await recordReceipt(trx, subscriptionId, at);
       // The next item's occurrence rides on this commit, so the next step finds it stored.
-      const [next] = await pendingRows(trx, 0, Number.MAX_SAFE_INTEGER, 1);
+      const next = await this.deps.inbox.oldestPending(trx);
       if (next !== undefined) await insertOccurrence(trx, occurrenceOf(subscriptionId, next, at));
       return true;
     });

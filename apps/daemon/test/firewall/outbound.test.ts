@@ -85,6 +85,22 @@ describe("the firewall on the way out", () => {
     expect(JSON.stringify(records)).not.toContain("hunter2");
   });
 
+  it("checks a first send to a new group before opening it: a refused one leaves no genesis anywhere", async () => {
+    judge.on("my password for the group", { choice: "no", probability: 0.9 }, 1);
+    judge.on("after the refused group send", { choice: "no", probability: 0.9 }, 1);
+    const outcome = await send("group:bob,carol", "my password for the group is hunter2");
+    expect(outcome).toMatchObject({ ok: false, data: { reason: "firewall-refused", refusal: "refused" } });
+    // A direct message after it: each daemon's link delivers in order, so a genesis would be stored first.
+    expect(await send("agent:bob", "after the refused group send")).toMatchObject({ ok: true });
+    await waitFor(net.agent("bob"), (e) => textOf(e) === "after the refused group send");
+    for (const member of [alice(), net.agent("bob"), net.agent("carol")]) {
+      const { records } = await ownerClient(member.daemon).history.records.query({
+        conversation: "group:alice,bob,carol",
+      });
+      expect(records).toEqual([]);
+    }
+  });
+
   it("refuses on the original call also with failureDelivery inbound, and nothing reaches the inbox", async () => {
     judge.on("password", { choice: "no", probability: 0.9 }, 1);
     const outcome = await send(
