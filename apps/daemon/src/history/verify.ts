@@ -11,6 +11,7 @@ import {
   verifyCertificate,
   type RecordFields,
   type RecordFrame,
+  type RecordRead,
 } from "@social-harness/protocol";
 
 export interface VerifyContext {
@@ -30,8 +31,12 @@ export type Verified =
 
 const refuse = (reason: string): Verified => ({ ok: false, reason });
 
-export function verifyRecordFrame(frame: RecordFrame, ctx: VerifyContext): Verified {
-  const read = readRecord(frame.record);
+/** `read` is the frame's record as the caller already read it, so it is decoded once. */
+export function verifyRecordFrame(
+  frame: RecordFrame,
+  ctx: VerifyContext,
+  read: RecordRead = readRecord(frame.record),
+): Verified {
   if (!read.ok) return refuse(read.reason);
   const { record, hash } = read;
   if (record.conv !== frame.conv) return refuse("the record names another conversation than its frame");

@@ -16,6 +16,7 @@ import {
   othersOf,
   parseMessageAddress,
   readRecord,
+  recordHashOf,
   verifyCertificate,
   type CanonicalAddress,
   type CheckedGuidance,
@@ -281,7 +282,7 @@ export class Posts {
       at: intent.createdAt,
       content: decoded.value as Content,
     });
-    return { bytes, signature: this.deps.key.sign(actionMessage(bytes)) };
+    return { bytes, signature: this.deps.key.sign(actionMessage(bytes)), hash: recordHashOf(bytes) };
   }
 
   /** A certified or refused proposal: the record is stored, or the intent settled as refused. */
