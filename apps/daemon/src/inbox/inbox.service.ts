@@ -28,6 +28,7 @@ import {
   pendingRows,
   requestRowsIn,
   settleInboxRow,
+  admittedValuesOf,
   inboxValuesOf,
   type InboxRow,
 } from "./inbox.store.js";
@@ -148,7 +149,7 @@ export class Inbox {
     for (const row of rows.slice(0, PAGE_ITEMS)) {
       // A single item larger than the byte budget still comes, alone.
       if (items.length > 0 && bytes + row.size > PAGE_BYTES) break;
-      items.push(entryOf(row));
+      items.push({ deliveryToken: row.token, ...admittedValuesOf(row) });
       bytes += row.size;
       last = row.id;
     }
