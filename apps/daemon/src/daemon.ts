@@ -19,6 +19,7 @@ import { InboundFirewall } from "./firewall/inbound.service.js";
 import { OutboundFirewall } from "./firewall/outbound.service.js";
 import { FirewallPolicies } from "./firewall/policy.service.js";
 import { History } from "./history/history.service.js";
+import { VerifiedRecords } from "./history/verified-records.js";
 import { Holds } from "./holds/holds.service.js";
 import { createHttpServer, listen } from "./http/http-server.js";
 import { loadCredentials, principalOf, type Credentials } from "./identity/identity.js";
@@ -98,6 +99,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const inbox = new Inbox(store);
   const trust = new Trust(store, config.trust);
   const history = new History(store);
+  const verified = new VerifiedRecords();
   const holds = new Holds(store, inbox, history, (ids) => findChecks(store.db, ids));
   const routerKey = new RouterKey(store.db);
   const faults = armedFaults(config.faults);
@@ -124,6 +126,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     routerKey,
     bindIntents: wrapBindIntents(faults, bindChecked),
     sendCheck: new OutboundFirewall({ store, self: config.name, policies, history, log }),
+    verified,
     log,
   });
   const collectives = new Collectives({
@@ -166,6 +169,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     firewall: inboundFirewall,
     inbox,
     posts,
+    verified,
     log,
   });
   const recovered = await collectives.recover();

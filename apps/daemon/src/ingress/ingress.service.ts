@@ -17,6 +17,7 @@ import type { Logger } from "pino";
 import { relaxedTransaction, type DaemonStore, type Trx } from "../db/database.js";
 import type { InboundFirewall } from "../firewall/inbound.service.js";
 import type { Disposition, History } from "../history/history.service.js";
+import type { VerifiedRecords } from "../history/verified-records.js";
 import { verifyRecordFrame } from "../history/verify.js";
 import type { PeerKeys } from "../identity/peer-keys.js";
 import type { Inbox } from "../inbox/inbox.service.js";
@@ -47,6 +48,8 @@ export interface IngressDeps {
   readonly inbox: Inbox;
   /** Told after each stored record: a bound intent waiting on that conversation goes again. */
   readonly posts: { headMoved(conv: string): void };
+  /** What the send path already verified or signed: our own pushed posts are not checked twice. */
+  readonly verified?: VerifiedRecords;
   readonly log: Logger;
 }
 
@@ -163,12 +166,14 @@ export class Ingress {
     const routerKey = this.deps.routerKey.current;
     if (routerKey === undefined) return refuse("the router key is not pinned yet");
     const prevHash = seq > 1 ? (await history.recordAt(trx, conv, seq - 1))?.hash : undefined;
+    const known = this.deps.verified;
     const verified = verifyRecordFrame(
       frame,
-      { self, routerKey, keys, prevHash, members: conversation?.members },
+      { self, routerKey, keys, prevHash, members: conversation?.members, verified: known },
       read,
     );
     if (!verified.ok) return refuse(`it does not verify: ${verified.reason}`);
+    if (verified.record.author === self) known?.certified(hash, seq, frame.certificate);
     const { record, members } = verified;
 
     // Classify and admit (our own post is only stored), then store.
