@@ -4,15 +4,13 @@
  * never rebound; acknowledgment leaves a tombstone that read_event can still read. Pages hold at
  * most 50 items and 2 MiB of stored content, and a continuation keeps the first page's upper
  * insertion bound so that later arrivals belong to the next read. Reading never acknowledges. A
- * request admitted past its deadline enters as an operationFailed item (inbox/expiry.ts). Each
- * item is checked against the wire schema once, when admitted.
+ * request admitted past its deadline enters as an operationFailed item (inbox/expiry.ts).
  */
 import {
   decodeBase64url,
   deliveryTokenOf,
   encodeBase64url,
   hop,
-  InboxEntrySchema,
   mintId,
   type InboundItem,
   type LocalGuidance,
@@ -28,7 +26,6 @@ import {
   pendingRows,
   requestRowsIn,
   settleInboxRow,
-  admittedValuesOf,
   inboxValuesOf,
   type InboxRow,
 } from "./inbox.store.js";
@@ -96,9 +93,6 @@ export class Inbox {
   async admit(trx: DbOrTrx, input: AdmitInput): Promise<string> {
     const token = mintId("delivery");
     const item = admissibleItem(input.item, this.now());
-    // Checked once here, so read_inbox serves stored items without checking each page again.
-    const checked = InboxEntrySchema.safeParse({ deliveryToken: token, item, guidance: input.guidance });
-    if (!checked.success) throw new Error("an admitted item failed the inbox entry schema", { cause: checked.error });
     await insertInboxRow(trx, {
       token,
       kind: item.kind,
@@ -149,7 +143,7 @@ export class Inbox {
     for (const row of rows.slice(0, PAGE_ITEMS)) {
       // A single item larger than the byte budget still comes, alone.
       if (items.length > 0 && bytes + row.size > PAGE_BYTES) break;
-      items.push({ deliveryToken: row.token, ...admittedValuesOf(row) });
+      items.push(entryOf(row));
       bytes += row.size;
       last = row.id;
     }

@@ -38,19 +38,6 @@ export function inboxValuesOf(row: Pick<InboxRow, "item" | "guidance">): {
   return row.guidance === null ? { item } : { item, guidance: LocalGuidanceSchema.parse(JSON.parse(row.guidance)) };
 }
 
-/**
- * The same values without checking them again, for read_inbox pages: every row is written by
- * `Inbox.admit`, which checks the entry against the wire schema before the insert, and a row's
- * item and guidance never change afterwards.
- */
-export function admittedValuesOf(row: Pick<InboxRow, "item" | "guidance">): {
-  item: InboundItem;
-  guidance?: LocalGuidance;
-} {
-  const item = JSON.parse(row.item) as InboundItem;
-  return row.guidance === null ? { item } : { item, guidance: JSON.parse(row.guidance) as LocalGuidance };
-}
-
 function toInboxRow(row: Row): InboxRow {
   return {
     id: row.id,

@@ -2,7 +2,7 @@
  * One tools/call, whichever path carries it (the SDK's dispatcher or the direct path): the
  * arguments are checked once against the tool's strict schema, the tool runs, a refusal keeps its
  * JSON-RPC code and data, and the result is checked against the output schema (unless it is made
- * of stored values checked when they were stored). The outcome is a value; each path writes it in
+ * of values already parsed by their schemas as they were read). The outcome is a value; each path writes it in
  * its own envelope.
  */
 import type * as z from "zod";

@@ -22,8 +22,9 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   readonly principals: readonly Principal[];
   run(args: z.infer<I>, ctx: ToolContext): Promise<z.infer<O>>;
   /**
-   * The result is built from stored values each checked by its schema when it was stored (the
-   * inbox's items), so the output schema is advertised but not run again on every call.
+   * The result is made of values each parsed by its wire schema as it was read from the store
+   * (the inbox's items, inbox.store.ts `inboxValuesOf`), so the output schema is advertised but
+   * not run over them a second time.
    */
   readonly storedOutput?: true;
   /** Turns a result that fails the output schema into the tool's own refusal. */
