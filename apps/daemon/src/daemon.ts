@@ -19,6 +19,7 @@ import { InboundFirewall } from "./firewall/inbound.service.js";
 import { OutboundFirewall } from "./firewall/outbound.service.js";
 import { FirewallPolicies } from "./firewall/policy.service.js";
 import { History } from "./history/history.service.js";
+import { VerifiedRecords } from "./history/verified-records.js";
 import { Holds } from "./holds/holds.service.js";
 import { createHttpServer, listen } from "./http/http-server.js";
 import { loadCredentials, principalOf, type Credentials } from "./identity/identity.js";
@@ -122,6 +123,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const inbox = new Inbox(store, Date.now, () => metrics.acknowledged());
   const trust = new Trust(store, config.trust);
   const history = new History(store);
+  const verified = new VerifiedRecords();
   const holds = new Holds(store, inbox, history, (ids) => findChecks(store.db, ids));
   const routerKey = new RouterKey(store.db);
   const faults = armedFaults(config.faults);
@@ -138,6 +140,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     log,
     requestTimeoutMs: config.routerTimeoutMs ?? 15_000,
     registrationToken: config.registrationToken,
+    durable: () => store.durable(),
   });
   const peerKeys = new PeerKeys(store.db, (names) => link.resolve(names));
   const posts = new Posts({
@@ -149,6 +152,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     routerKey,
     bindIntents: wrapBindIntents(faults, bindChecked),
     sendCheck: new OutboundFirewall({ store, self: config.name, policies, history, log }),
+    verified,
     log,
   });
   const collectives = new Collectives({
@@ -191,6 +195,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     firewall: inboundFirewall,
     inbox,
     posts,
+    verified,
     log,
   });
   const recovered = await collectives.recover();
@@ -238,6 +243,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     ],
     instructions: INSTRUCTIONS,
     log,
+    durable: () => store.durable(),
   });
   const services: OwnerServices = {
     name: config.name,
@@ -252,6 +258,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     linkState: () => link.state,
     linkRefusal: () => link.refusal,
     registered: (name) => registeredAtRouter(link, name),
+    durable: () => store.durable(),
   };
   const trpc = createHTTPHandler({
     router: appRouter,
@@ -282,7 +289,16 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     log,
   );
   const base = await listen(http, config.host, config.port);
-  const feed = new RecordFeed({ self: config.name, key: credentials.key, link, ingress, history, posts, log });
+  const feed = new RecordFeed({
+    self: config.name,
+    key: credentials.key,
+    link,
+    ingress,
+    history,
+    posts,
+    log,
+    durable: () => store.durable(),
+  });
   link.start(feed);
   delivery.start();
 

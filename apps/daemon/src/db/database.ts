@@ -1,13 +1,16 @@
 /**
- * The daemon's SQLite database: WAL with synchronous=FULL on every connection, so a commit the
- * daemon promises durable (a bound intent, a stored record, an inbox item) survives power loss.
- * Kysely serves the control plane; hot paths may prepare statements on the same connection.
+ * The daemon's SQLite database: WAL at synchronous=NORMAL with a group fsync off the event loop
+ * (db/wal-sync.ts), so a commit the daemon promises durable (a bound intent, an inbox item)
+ * survives power loss once `durable()` resolves. Kysely serves the control plane; hot paths may
+ * prepare statements on the same connection.
  */
 import Database from "better-sqlite3";
-import { Kysely, SqliteDialect, sql, type Transaction } from "kysely";
+import { Kysely, SqliteDialect, type Transaction } from "kysely";
 import { Migrator } from "kysely/migration";
 import { withStatementCache, type StatementCounter } from "@social-harness/sqlite";
 import { daemonMigrations } from "./migrations/index.js";
+import { RawStatements } from "./raw-statements.js";
+import { countingCommits, WalSync } from "./wal-sync.js";
 import type { PinnedKeysTable, RouterIdentityTable } from "../identity/identity.table.js";
 import type { ConversationsTable, RecordsTable } from "../history/history.table.js";
 import type { IntentsTable } from "../posts/intents.table.js";
@@ -67,40 +70,60 @@ export type DbOrTrx = Db | Trx;
 export interface DaemonStore {
   readonly db: Db;
   readonly sqlite: Database.Database;
+  /**
+   * Resolves once every durable commit made before the call is on disk: awaited before a
+   * proposal, an acknowledgment to the router or an answer to a host relies on one.
+   */
+  durable(): Promise<void>;
   close(): Promise<void>;
 }
+
+const syncs = new WeakMap<Db, WalSync>();
 
 /** Opens and migrates the daemon database; startup fails on a migration error. */
 export async function openDaemonStore(file: string, counter?: StatementCounter): Promise<DaemonStore> {
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
-  sqlite.pragma("synchronous = FULL");
+  // Commits write the WAL without an fsync; WalSync fsyncs it, grouped, on the thread pool.
+  sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
+  const sync = new WalSync(`${file}-wal`);
   const db = new Kysely<DaemonDatabase>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite, counter) }),
+    dialect: new SqliteDialect({ database: countingCommits(withStatementCache(sqlite, counter), sqlite, sync) }),
   });
+  syncs.set(db, sync);
+  new RawStatements(sqlite, sync, counter).attach(db);
   const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(daemonMigrations) } });
   const { error } = await migrator.migrateToLatest();
   if (error !== undefined) {
     await db.destroy();
     throw new Error("daemon database migration failed", { cause: error });
   }
-  return { db, sqlite, close: () => db.destroy() };
+  await sync.durable();
+  return {
+    db,
+    sqlite,
+    durable: () => sync.durable(),
+    async close() {
+      await sync.close();
+      await db.destroy();
+    },
+  };
 }
 
 /**
  * Runs a transaction whose commit is durable against a crash of the process but not against power
- * loss (synchronous=NORMAL), for writes that recovery can rebuild from elsewhere: our own
+ * loss (no `durable()` waits for it), for writes that recovery can rebuild from elsewhere: our own
  * certified records, which a restart fetches again from the router through the bound intent. The
- * connection is held for the whole call, so no other write commits at the relaxed level.
+ * connection is held for the whole call, so no other commit is counted as relaxed.
  */
 export async function relaxedTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
-  return db.connection().execute(async (connection) => {
-    await sql`PRAGMA synchronous = NORMAL`.execute(connection);
-    try {
-      return await connection.transaction().execute(fn);
-    } finally {
-      await sql`PRAGMA synchronous = FULL`.execute(connection);
-    }
-  });
+  const sync = syncs.get(db);
+  return db
+    .connection()
+    .execute((connection) =>
+      sync === undefined
+        ? connection.transaction().execute(fn)
+        : sync.relaxed(() => connection.transaction().execute(fn)),
+    );
 }

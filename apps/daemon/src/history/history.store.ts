@@ -1,9 +1,7 @@
-/** SQL for conversations and their certified records. */
-import { prepared } from "@social-harness/sqlite";
-import type { Kysely, Selectable } from "kysely";
-import type { DaemonDatabase, DbOrTrx, RecordsTable } from "../db/database.js";
-
-type Db = Kysely<DaemonDatabase>;
+/** SQL for conversations and their certified records; the per-record statements are prepared once (db/raw-statements.ts). */
+import type { Selectable } from "kysely";
+import type { DbOrTrx, RecordsTable } from "../db/database.js";
+import { RawStatements } from "../db/raw-statements.js";
 
 export interface ConversationRow {
   readonly conv: string;
@@ -27,22 +25,22 @@ export interface StoredRecordRow {
   readonly storedAt: number;
 }
 
-const selectConversation = prepared((db: Db, conv: string) =>
-  db.selectFrom("conversations").selectAll().where("conv", "=", conv),
-);
+interface ConversationSqlRow {
+  conv: string;
+  members: string;
+  contiguous_seq: number;
+}
 
 export async function findConversation(db: DbOrTrx, conv: string): Promise<ConversationRow | undefined> {
-  const row = (await selectConversation(db, conv)).rows[0];
+  const rows = await RawStatements.of(db).all<ConversationSqlRow>(
+    db,
+    "SELECT conv, members, contiguous_seq FROM conversations WHERE conv = ?",
+    [conv],
+  );
+  const row = rows[0];
   if (row === undefined) return undefined;
   return { conv: row.conv, members: JSON.parse(row.members) as string[], contiguousSeq: row.contiguous_seq };
 }
-
-const insertConversation = prepared((db: Db, conv: string, members: string, now: number) =>
-  db
-    .insertInto("conversations")
-    .values({ conv, members, contiguous_seq: 0, created_at: now })
-    .onConflict((oc) => oc.column("conv").doNothing()),
-);
 
 export async function ensureConversation(
   db: DbOrTrx,
@@ -50,15 +48,20 @@ export async function ensureConversation(
   members: readonly string[],
   now: number,
 ): Promise<void> {
-  await insertConversation(db, conv, JSON.stringify(members), now);
+  await RawStatements.of(db).run(
+    db,
+    "INSERT INTO conversations (conv, members, contiguous_seq, created_at) VALUES (?, ?, 0, ?) ON CONFLICT (conv) DO NOTHING",
+    [conv, JSON.stringify(members), now],
+  );
 }
 
-const selectRecordAt = prepared((db: Db, conv: string, seq: number) =>
-  db.selectFrom("records").select("hash").where("conv", "=", conv).where("seq", "=", seq),
-);
-
 export async function findRecordAt(db: DbOrTrx, conv: string, seq: number): Promise<{ hash: string } | undefined> {
-  return (await selectRecordAt(db, conv, seq)).rows[0];
+  const rows = await RawStatements.of(db).all<{ hash: string }>(
+    db,
+    "SELECT hash FROM records WHERE conv = ? AND seq = ?",
+    [conv, seq],
+  );
+  return rows[0];
 }
 
 export async function findRecordByHash(db: DbOrTrx, hash: string): Promise<StoredRecordRow | undefined> {
@@ -66,77 +69,50 @@ export async function findRecordByHash(db: DbOrTrx, hash: string): Promise<Store
   return row === undefined ? undefined : toStoredRecord(row);
 }
 
-const insertRecordRow = prepared(
-  (
-    db: Db,
-    conv: string,
-    seq: number,
-    hash: string,
-    kind: string,
-    author: string,
-    postId: string,
-    at: number,
-    bytes: Uint8Array,
-    signatures: Uint8Array,
-    certificate: Uint8Array,
-    disposition: string,
-    storedAt: number,
-  ) =>
-    db.insertInto("records").values({
-      conv,
-      seq,
-      hash,
-      kind,
-      author,
-      post_id: postId,
-      at,
-      bytes,
-      signatures,
-      certificate,
-      disposition,
-      stored_at: storedAt,
-    }),
-);
-
-export async function insertRecord(db: DbOrTrx, row: Omit<StoredRecordRow, "id">): Promise<number> {
-  const result = await insertRecordRow(
+export async function insertRecord(db: DbOrTrx, row: Omit<StoredRecordRow, "id">): Promise<void> {
+  await RawStatements.of(db).run(
     db,
-    row.conv,
-    row.seq,
-    row.hash,
-    row.kind,
-    row.author,
-    row.postId,
-    row.at,
-    Buffer.from(row.bytes),
-    Buffer.from(row.signatures),
-    Buffer.from(row.certificate),
-    row.disposition,
-    row.storedAt,
+    "INSERT INTO records (conv, seq, hash, kind, author, post_id, at, bytes, signatures, certificate, disposition, " +
+      "stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    [
+      row.conv,
+      row.seq,
+      row.hash,
+      row.kind,
+      row.author,
+      row.postId,
+      row.at,
+      Buffer.from(row.bytes),
+      Buffer.from(row.signatures),
+      Buffer.from(row.certificate),
+      row.disposition,
+      row.storedAt,
+    ],
   );
-  return Number(result.insertId);
 }
 
-const stepContiguous = prepared((db: Db, conv: string, from: number, to: number) =>
-  db
-    .updateTable("conversations")
-    .set({ contiguous_seq: to })
-    .where("conv", "=", conv)
-    .where("contiguous_seq", "=", from),
-);
-const selectStoredAfter = prepared((db: Db, conv: string, seq: number) =>
-  db.selectFrom("records").select("seq").where("conv", "=", conv).where("seq", ">", seq).orderBy("seq").limit(256),
-);
+const stepContiguous = (db: DbOrTrx, conv: string, from: number, to: number) =>
+  RawStatements.of(db).run(db, "UPDATE conversations SET contiguous_seq = ? WHERE conv = ? AND contiguous_seq = ?", [
+    to,
+    conv,
+    from,
+  ]);
+const selectStoredAfter = (db: DbOrTrx, conv: string, seq: number) =>
+  RawStatements.of(db).all<{ seq: number }>(
+    db,
+    "SELECT seq FROM records WHERE conv = ? AND seq > ? ORDER BY seq LIMIT 256",
+    [conv, seq],
+  );
 
 /**
  * After storing the record at `seq`: moves the contiguous cursor over it, and over the records
  * already stored right after it (our own posts can be stored ahead of the records before them).
  */
 export async function advanceContiguous(db: DbOrTrx, conv: string, seq: number): Promise<void> {
-  if (Number((await stepContiguous(db, conv, seq - 1, seq)).numAffectedRows ?? 0n) === 0) return;
+  if ((await stepContiguous(db, conv, seq - 1, seq)) === 0) return;
   let cursor = seq;
   for (;;) {
-    const ahead = (await selectStoredAfter(db, conv, cursor)).rows;
+    const ahead = await selectStoredAfter(db, conv, cursor);
     let next = cursor;
     for (const row of ahead) {
       if (row.seq !== next + 1) break;
@@ -150,12 +126,13 @@ export async function advanceContiguous(db: DbOrTrx, conv: string, seq: number):
 }
 
 /** The newest stored record of a conversation: what a proposal names as `prev`. */
-const selectHead = prepared((db: Db, conv: string) =>
-  db.selectFrom("records").select(["seq", "hash"]).where("conv", "=", conv).orderBy("seq", "desc").limit(1),
-);
-
 export async function findHead(db: DbOrTrx, conv: string): Promise<{ seq: number; hash: string } | undefined> {
-  return (await selectHead(db, conv)).rows[0];
+  const rows = await RawStatements.of(db).all<{ seq: number; hash: string }>(
+    db,
+    "SELECT seq, hash FROM records WHERE conv = ? ORDER BY seq DESC LIMIT 1",
+    [conv],
+  );
+  return rows[0];
 }
 
 export async function cursors(db: DbOrTrx): Promise<Record<string, number>> {

@@ -10,6 +10,7 @@ import {
   decodeBase64url,
   deliveryTokenOf,
   encodeBase64url,
+  hop,
   mintId,
   type InboundItem,
   type LocalGuidance,
@@ -113,8 +114,19 @@ export class Inbox {
     return token;
   }
 
+  /**
+   * Tells watchers (push streams, webhook delivery) once the change is on disk, so no consumer
+   * is offered a token whose binding a power loss could undo. A failed fsync tells no one; the
+   * same failure refuses the router's acknowledgment, so the router pushes the record again.
+   */
   changed(): void {
-    for (const listener of this.listeners) listener();
+    this.store.durable().then(
+      () => {
+        hop("inbox.event");
+        for (const listener of this.listeners) listener();
+      },
+      () => undefined,
+    );
   }
 
   /** Subscribes to changes of the pending set; returns the unsubscribe function. */

@@ -1,8 +1,12 @@
-/** SQL for the durable inbox: pending items, acknowledgment tombstones and retired rows. */
+/**
+ * SQL for the durable inbox: pending items, acknowledgment tombstones and retired rows. The insert
+ * and the page read are prepared once (db/raw-statements.ts); the rest goes through Kysely.
+ */
 import { InboundItemSchema, LocalGuidanceSchema, type InboundItem, type LocalGuidance } from "@social-harness/protocol";
 import { prepared } from "@social-harness/sqlite";
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { DaemonDatabase, DbOrTrx, InboxTable } from "../db/database.js";
+import { RawStatements } from "../db/raw-statements.js";
 
 type Db = Kysely<DaemonDatabase>;
 
@@ -64,31 +68,6 @@ const COLUMNS = [
   "settled_at",
 ] as const;
 
-const insertRow = prepared(
-  (
-    db: Db,
-    token: string,
-    kind: string,
-    item: string,
-    guidance: string | null,
-    size: number,
-    conv: string | null,
-    recordHash: string | null,
-    createdAt: number,
-  ) =>
-    db.insertInto("inbox").values({
-      token,
-      kind,
-      item,
-      guidance,
-      size,
-      conv,
-      record_hash: recordHash,
-      state: "pending",
-      created_at: createdAt,
-    }),
-);
-
 export async function insertInboxRow(
   db: DbOrTrx,
   row: {
@@ -100,20 +79,14 @@ export async function insertInboxRow(
     recordHash: string | null;
     createdAt: number;
   },
-): Promise<number> {
+): Promise<void> {
   const size = Buffer.byteLength(row.item) + (row.guidance === null ? 0 : Buffer.byteLength(row.guidance));
-  const result = await insertRow(
+  await RawStatements.of(db).run(
     db,
-    row.token,
-    row.kind,
-    row.item,
-    row.guidance,
-    size,
-    row.conv,
-    row.recordHash,
-    row.createdAt,
+    "INSERT INTO inbox (token, kind, item, guidance, size, conv, record_hash, state, created_at) " +
+      "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+    [row.token, row.kind, row.item, row.guidance, size, row.conv, row.recordHash, row.createdAt],
   );
-  return Number(result.insertId);
 }
 
 const selectByToken = prepared((db: Db, token: string) =>
@@ -125,26 +98,21 @@ export async function findInboxRow(db: DbOrTrx, token: string): Promise<InboxRow
   return row === undefined ? undefined : toInboxRow(row);
 }
 
-const selectPending = prepared((db: Db, after: number, upper: number, limit: number) =>
-  db
-    .selectFrom("inbox")
-    .select(COLUMNS)
-    .where("state", "=", "pending")
-    .where("id", ">", after)
-    .where("id", "<=", upper)
-    .orderBy("id")
-    .limit(limit),
-);
+const SELECT_COLUMNS = COLUMNS.join(", ");
 
 /** Pending rows with after < id <= upper, in insertion order. */
 export async function pendingRows(db: DbOrTrx, after: number, upper: number, limit: number): Promise<InboxRow[]> {
-  return (await selectPending(db, after, upper, limit)).rows.map(toInboxRow);
+  const rows = await RawStatements.of(db).all<Row>(
+    db,
+    `SELECT ${SELECT_COLUMNS} FROM inbox WHERE state = 'pending' AND id > ? AND id <= ? ORDER BY id LIMIT ?`,
+    [after, upper, limit],
+  );
+  return rows.map(toInboxRow);
 }
 
-const selectMaxId = prepared((db: Db) => db.selectFrom("inbox").select((eb) => eb.fn.max("id").as("max")));
-
 export async function maxInboxId(db: DbOrTrx): Promise<number> {
-  return Number((await selectMaxId(db)).rows[0]?.max ?? 0);
+  const rows = await RawStatements.of(db).all<{ max: number | null }>(db, "SELECT max(id) AS max FROM inbox", []);
+  return Number(rows[0]?.max ?? 0);
 }
 
 const selectPendingCount = prepared((db: Db) =>

@@ -25,6 +25,7 @@ export function inboxTools(inbox: Inbox) {
       input: z.strictObject({ cursor: z.string().optional() }),
       output: z.strictObject({ items: z.array(InboxEntrySchema), nextCursor: z.string().optional() }),
       principals: ["runtime", "owner"],
+      storedOutput: true,
       run: (args) => inbox.readPage(args.cursor),
     }),
     defineTool({

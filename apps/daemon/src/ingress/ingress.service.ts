@@ -6,11 +6,18 @@
  * acknowledges the router only after that commit. Our own posts are stored here when the router
  * pushes them back before the send path stores them; posts/ tells the collective engine of them.
  */
-import { readRecord, recordHashOf, type RecordFields, type RecordFrame } from "@social-harness/protocol";
+import {
+  readRecord,
+  recordHashOf,
+  type RecordFields,
+  type RecordFrame,
+  type RecordRead,
+} from "@social-harness/protocol";
 import type { Logger } from "pino";
 import { relaxedTransaction, type DaemonStore, type Trx } from "../db/database.js";
 import type { InboundFirewall } from "../firewall/inbound.service.js";
 import type { Disposition, History } from "../history/history.service.js";
+import type { VerifiedRecords } from "../history/verified-records.js";
 import { verifyRecordFrame } from "../history/verify.js";
 import type { PeerKeys } from "../identity/peer-keys.js";
 import type { Inbox } from "../inbox/inbox.service.js";
@@ -41,7 +48,15 @@ export interface IngressDeps {
   readonly inbox: Inbox;
   /** Told after each stored record: a bound intent waiting on that conversation goes again. */
   readonly posts: { headMoved(conv: string): void };
+  /** What the send path already verified or signed: our own pushed posts are not checked twice. */
+  readonly verified?: VerifiedRecords;
   readonly log: Logger;
+}
+
+/** A child logger made only when something is logged: most records log nothing. */
+function lazyChild(log: Logger, bindings: Record<string, unknown>): () => Logger {
+  let child: Logger | undefined;
+  return () => (child ??= log.child(bindings));
 }
 
 export class Ingress {
@@ -54,7 +69,7 @@ export class Ingress {
   private async classifyAndAdmit(
     trx: Trx,
     input: { record: RecordFields; hash: string; members: readonly string[] },
-    log: Logger,
+    log: () => Logger,
     checks: boolean,
   ): Promise<Arrival> {
     const { record, hash, members } = input;
@@ -73,7 +88,7 @@ export class Ingress {
           : { kind: "consume", reason: projection.reason };
     const origin = { sender: record.author, conv: record.conv, recordHash: hash };
     if (classification.kind === "consume") {
-      log.info({ hash, reason: classification.reason }, "consumed a record");
+      log().info({ hash, reason: classification.reason }, "consumed a record");
       return { disposition: "consumed" };
     }
     return this.deps.admission.arrive(trx, origin, classification, checks);
@@ -99,13 +114,13 @@ export class Ingress {
     // are such records. The firewall's state is read once, so a batch it checks delivers nothing
     // at arrival; any other batch admits into the inbox and commits durably.
     const checks = this.deps.firewall.active();
-    const onlyOwn = frames.every((f) => {
-      const read = readRecord(f.record);
-      return read.ok && read.record.author === self;
-    });
+    const reads = frames.map((f) => readRecord(f.record));
+    const onlyOwn = reads.every((read) => read.ok && read.record.author === self);
+    const pinned = new Map([...keys].filter((e): e is [string, Uint8Array] => e[1] !== undefined));
     const run = async (trx: Trx): Promise<Received[]> => {
       const received: Received[] = [];
-      for (const frame of frames) received.push(await this.receiveOne(trx, frame, keys, checks));
+      for (const [i, frame] of frames.entries())
+        received.push(await this.receiveOne(trx, frame, reads[i]!, pinned, checks));
       return received;
     };
     const received =
@@ -121,15 +136,16 @@ export class Ingress {
   private async receiveOne(
     trx: Trx,
     frame: RecordFrame,
-    keys: ReadonlyMap<string, Uint8Array | undefined>,
+    read: RecordRead,
+    keys: ReadonlyMap<string, Uint8Array>,
     checks: boolean,
   ): Promise<Received> {
     const { conv, seq } = frame;
     const { history, self } = this.deps;
-    const log = this.deps.log.child({ conv, seq });
-    const hash = recordHashOf(frame.record);
+    const log = lazyChild(this.deps.log, { conv, seq });
+    const hash = read.ok ? read.hash : recordHashOf(frame.record);
     const refuse = (reason: string, fields: Record<string, unknown> = {}): Received => {
-      log.warn({ ...fields, hash, reason }, "refused a record");
+      log().warn({ ...fields, hash, reason }, "refused a record");
       return { outcome: { kind: "refused", reason } };
     };
 
@@ -150,14 +166,14 @@ export class Ingress {
     const routerKey = this.deps.routerKey.current;
     if (routerKey === undefined) return refuse("the router key is not pinned yet");
     const prevHash = seq > 1 ? (await history.recordAt(trx, conv, seq - 1))?.hash : undefined;
-    const verified = verifyRecordFrame(frame, {
-      self,
-      routerKey,
-      keys: new Map([...keys].filter((e): e is [string, Uint8Array] => e[1] !== undefined)),
-      prevHash,
-      members: conversation?.members,
-    });
+    const known = this.deps.verified;
+    const verified = verifyRecordFrame(
+      frame,
+      { self, routerKey, keys, prevHash, members: conversation?.members, verified: known },
+      read,
+    );
     if (!verified.ok) return refuse(`it does not verify: ${verified.reason}`);
+    if (verified.record.author === self) known?.certified(hash, seq, frame.certificate);
     const { record, members } = verified;
 
     // Classify and admit (our own post is only stored), then store.

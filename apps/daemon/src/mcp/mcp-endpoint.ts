@@ -3,7 +3,8 @@
  * the legacy initialize era on one URL. Bearer tokens name the principal (401 otherwise). Tools
  * are dispatched by our own `tools/call` handler so that argument mistakes are InvalidParams
  * (-32602) and refusals keep their JSON-RPC code and data (research/mcp-sdk-v2.md §4). Servers
- * are built once per principal and era and reused once their exchange has closed.
+ * are built once per principal and era and reused once their exchange has closed. A plain
+ * modern-era tools/call skips the SDK (mcp/direct-call.ts) and gets the same answer.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
@@ -19,10 +20,12 @@ import type { Logger } from "pino";
 import * as z from "zod";
 import { principalOf, type Credentials, type Principal } from "../identity/identity.js";
 import { readBody, webRequestOf, writeResponse, writeTooLarge } from "./node-exchange.js";
-import { refusalOf } from "./refusals.js";
+import { directCallOf, writeDirectAnswer } from "./direct-call.js";
 import { INVALID_PARAMS, type ToolDefinition } from "./tool.js";
+import { callTool } from "./tool-call.js";
 
 export const SERVER_INFO = { name: "social-harness-daemon", version: "0.1.0" } as const;
+const SERVER_META = JSON.stringify({ "io.modelcontextprotocol/serverInfo": SERVER_INFO });
 
 /** Something that adds methods to each per-request server (the events extension). */
 export type ServerExtension = (server: Server, principal: Principal, era: "modern" | "legacy") => void;
@@ -33,6 +36,10 @@ export interface McpEndpointDeps {
   readonly extensions?: readonly ServerExtension[];
   readonly instructions: string;
   readonly log: Logger;
+  /** Resolves once every durable commit so far is on disk; each answer waits for it. */
+  readonly durable?: () => Promise<void>;
+  /** false: every request goes through the SDK (tests compare the two paths). */
+  readonly direct?: boolean;
 }
 
 interface PreparedTool {
@@ -44,10 +51,6 @@ interface PreparedTool {
 function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
   return rest;
-}
-
-function describeIssues(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "arguments"}: ${i.message}`).join("; ");
 }
 
 /** What the endpoint passes to its handlers beside the principal, through the SDK's authInfo. */
@@ -115,33 +118,14 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       // "__proto__" key; the raw parse still has it, so the strict schema refuses it as unknown.
       const extra = ctx.http?.authInfo?.extra as RequestExtra | undefined;
       const raw = extra !== undefined && "rawArguments" in extra ? extra.rawArguments : request.params.arguments;
-      const args = entry.tool.input.safeParse(raw ?? {});
-      if (!args.success) {
-        throw new ProtocolError(INVALID_PARAMS, `Invalid arguments for tool ${name}: ${describeIssues(args.error)}`);
-      }
-      let result: unknown;
-      try {
-        result = await entry.tool.run(args.data, {
-          principal,
-          meta: ctx.mcpReq._meta,
-          signal: ctx.mcpReq.signal,
-        });
-      } catch (error) {
-        const refusal = refusalOf(error);
-        if (refusal !== undefined) throw new ProtocolError(refusal.code, refusal.message, refusal.data);
-        deps.log.error({ err: error, tool: name }, "tool failed");
-        throw new ProtocolError(-32603, "Internal error", {
-          cause: error instanceof Error ? error.message : String(error),
-        });
-      }
-      const checked = entry.tool.output.safeParse(result);
-      if (!checked.success) {
-        deps.log.error({ tool: name, issues: describeIssues(checked.error) }, "tool result failed its output schema");
-        const refusal = entry.tool.onInvalidResult?.(describeIssues(checked.error));
-        if (refusal !== undefined) throw new ProtocolError(refusal.code, refusal.message, refusal.data);
-        throw new ProtocolError(-32603, "Internal error: the result failed the tool's output schema");
-      }
-      const structured = checked.data as Record<string, unknown>;
+      const outcome = await callTool(entry.tool, raw, {
+        principal,
+        meta: ctx.mcpReq._meta,
+        signal: ctx.mcpReq.signal,
+        log: deps.log,
+      });
+      if (!outcome.ok) throw new ProtocolError(outcome.code, outcome.message, outcome.data);
+      const structured = outcome.structured;
       return server.projectCallToolResult(
         { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured },
         entry.outputJsonSchema,
@@ -195,6 +179,20 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       const body = await readBody(req);
       hop("mcp.request-parsed");
       if (body.kind === "too-large") return writeTooLarge(res);
+      const direct = body.kind === "json" && deps.direct !== false ? directCallOf(req.headers, body.value) : undefined;
+      const entry = direct === undefined ? undefined : prepared.get(direct.name);
+      if (direct !== undefined && entry !== undefined && entry.tool.principals.includes(principal)) {
+        const outcome = await callTool(entry.tool, direct.args, {
+          principal,
+          meta: direct.meta,
+          signal: closed.signal,
+          log: deps.log,
+        });
+        await deps.durable?.();
+        writeDirectAnswer(res, direct.id, outcome, SERVER_META);
+        hop("mcp.response-written");
+        return;
+      }
       const extra: RequestExtra =
         body.kind === "json" && rawArgumentsOf(body.value) !== undefined
           ? { principal, rawArguments: rawArgumentsOf(body.value) }
@@ -214,6 +212,8 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
           { status: 500 },
         );
       }
+      // An answer never reports what a power loss could undo (a token read, an acknowledgment).
+      await deps.durable?.();
       await writeResponse(res, response, closed.signal);
       hop("mcp.response-written");
     },

@@ -21,6 +21,12 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   readonly output: O;
   readonly principals: readonly Principal[];
   run(args: z.infer<I>, ctx: ToolContext): Promise<z.infer<O>>;
+  /**
+   * The result is made of values each parsed by its wire schema as it was read from the store
+   * (the inbox's items, inbox.store.ts `inboxValuesOf`), so the output schema is advertised but
+   * not run over them a second time.
+   */
+  readonly storedOutput?: true;
   /** Turns a result that fails the output schema into the tool's own refusal. */
   onInvalidResult?(issues: string): ToolRefusal;
 }

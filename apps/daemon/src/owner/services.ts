@@ -24,4 +24,6 @@ export interface OwnerServices {
   readonly linkRefusal: () => LinkRefused | undefined;
   /** Whether the router knows an agent of this name; null when the router could not say in time. */
   readonly registered: (name: string) => Promise<boolean | null>;
+  /** Resolves once every durable commit so far is on disk; each answer waits for it. */
+  readonly durable: () => Promise<void>;
 }

@@ -30,8 +30,10 @@ export const ownerProcedure = t.procedure
       throw new TRPCError({ code: "UNAUTHORIZED", message: "the owner token is required" });
     return next({ ctx: { services: ctx.services } });
   })
-  .use(async ({ next }) => {
+  .use(async ({ ctx, next }) => {
     const result = await next();
+    // What the owner is told has happened (trust, a release, a policy) is on disk first.
+    await ctx.services.durable();
     if (result.ok) return result;
     throw ownerErrorOf(result.error.cause) ?? result.error;
   });

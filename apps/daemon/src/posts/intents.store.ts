@@ -1,27 +1,31 @@
-/** SQL for bound send intents: a PostId and its content, durable before anything is proposed. */
+/**
+ * SQL for bound send intents: a PostId and its content, durable before anything is proposed (the
+ * proposal waits for the commit's fsync, router-link.ts). Binding and settling are prepared once.
+ */
 import { prepared } from "@social-harness/sqlite";
 import type { Kysely } from "kysely";
 import type { DaemonDatabase, Db, DbOrTrx, Trx } from "../db/database.js";
+import { RawStatements } from "../db/raw-statements.js";
 
-const insertIntent = prepared(
-  (db: Kysely<DaemonDatabase>, postId: string, conv: string, content: Uint8Array, createdAt: number) =>
-    db.insertInto("intents").values({ post_id: postId, conv, content, state: "bound", created_at: createdAt }),
-);
-const updateIntent = prepared(
-  (
-    db: Kysely<DaemonDatabase>,
-    postId: string,
-    state: string,
-    recordHash: string | null,
-    detail: string | null,
-    now: number,
-  ) =>
-    db
-      .updateTable("intents")
-      .set({ state, record_hash: recordHash, detail, settled_at: now })
-      .where("post_id", "=", postId)
-      .where("state", "=", "bound"),
-);
+const insertIntent = (db: DbOrTrx, postId: string, conv: string, content: Uint8Array, createdAt: number) =>
+  RawStatements.of(db).run(
+    db,
+    "INSERT INTO intents (post_id, conv, content, state, created_at) VALUES (?, ?, ?, 'bound', ?)",
+    [postId, conv, content, createdAt],
+  );
+const updateIntent = (
+  db: DbOrTrx,
+  postId: string,
+  state: string,
+  recordHash: string | null,
+  detail: string | null,
+  now: number,
+) =>
+  RawStatements.of(db).run(
+    db,
+    "UPDATE intents SET state = ?, record_hash = ?, detail = ?, settled_at = ? WHERE post_id = ? AND state = 'bound'",
+    [state, recordHash, detail, now, postId],
+  );
 
 export interface IntentRow {
   readonly postId: string;

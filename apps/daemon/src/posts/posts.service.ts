@@ -16,6 +16,7 @@ import {
   othersOf,
   parseMessageAddress,
   readRecord,
+  recordHashOf,
   verifyCertificate,
   type CanonicalAddress,
   type CheckedGuidance,
@@ -26,6 +27,7 @@ import {
 import type { Logger } from "pino";
 import { relaxedTransaction, type DaemonStore } from "../db/database.js";
 import type { History } from "../history/history.service.js";
+import type { VerifiedRecords } from "../history/verified-records.js";
 import type { RouterKey } from "../identity/router-key.js";
 import { bindChecked, subjectOfSend } from "./checked-binding.js";
 import { ProposalLanes, type Signed } from "./proposal-lanes.js";
@@ -58,6 +60,8 @@ export interface PostsDeps {
   readonly sendCheck?: SendCheck;
   readonly log: Logger;
   readonly now?: () => number;
+  /** Our signatures and verified certificates, shared with ingress so none is checked twice. */
+  readonly verified?: VerifiedRecords;
 }
 
 export type BindIntents = typeof bindChecked;
@@ -281,7 +285,10 @@ export class Posts {
       at: intent.createdAt,
       content: decoded.value as Content,
     });
-    return { bytes, signature: this.deps.key.sign(actionMessage(bytes)) };
+    const signature = this.deps.key.sign(actionMessage(bytes));
+    const hash = recordHashOf(bytes);
+    this.deps.verified?.signed(hash, signature);
+    return { bytes, signature, hash };
   }
 
   /** A certified or refused proposal: the record is stored, or the intent settled as refused. */
@@ -323,10 +330,14 @@ export class Posts {
       !read.ok ||
       read.hash !== answer.record ||
       routerKey === undefined ||
-      !verifyCertificate(routerKey, { conv: answer.conv, seq: answer.seq, record: answer.record }, answer.certificate)
+      !(
+        this.deps.verified?.isVerifiedCertificate(answer.record, answer.seq, answer.certificate) === true ||
+        verifyCertificate(routerKey, { conv: answer.conv, seq: answer.seq, record: answer.record }, answer.certificate)
+      )
     ) {
       throw new SendError("outcome-unknown", "the router certified a record this daemon cannot verify");
     }
+    this.deps.verified?.certified(answer.record, answer.seq, answer.certificate);
     try {
       // The intent is durably bound; if power fails before this commit reaches the disk, the
       // restart re-proposes it and the router answers with this same record.

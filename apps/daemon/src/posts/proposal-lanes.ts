@@ -17,6 +17,8 @@ const MAX_HEAD_RETRIES = 64;
 export interface Signed {
   readonly bytes: Uint8Array;
   readonly signature: Uint8Array;
+  /** The record's hash, computed once when it was encoded. */
+  readonly hash?: string;
 }
 
 export interface LaneDeps<R> {
@@ -103,7 +105,7 @@ export class ProposalLanes<R> {
         waiting.reject(error);
         continue;
       }
-      lane.tail = recordHashOf(signed.bytes);
+      lane.tail = signed.hash ?? recordHashOf(signed.bytes);
       lane.inFlight++;
       const answered = this.deps.propose(signed);
       // Settle in send order: a certificate stored before the records it follows keeps the chain.

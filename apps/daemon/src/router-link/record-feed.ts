@@ -1,12 +1,11 @@
 /**
  * The link protocol for pushed records (SPEC §5): after authenticating, the daemon sends its
- * cursors; pushed records go to ingress in batches and each is acknowledged only after its batch's
- * local commit,
- * skipped when it was refused, and a gap asks the router again for that conversation from the
+ * cursors; pushed records go to ingress in batches and each is acknowledged only once its batch's
+ * local commit is on disk (the next batch commits meanwhile), skipped when it was refused, and a gap asks the router again for that conversation from the
  * daemon's cursor. Once the router has caught the daemon up, bound intents are proposed again.
  * Co-signing requests for a group's GENESIS are answered here too.
  */
-import type { RecordFrame, SigningKey } from "@social-harness/protocol";
+import { hop, type RecordFrame, type SigningKey } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import type { History } from "../history/history.service.js";
 import type { Ingress } from "../ingress/ingress.service.js";
@@ -21,6 +20,8 @@ export interface RecordFeedDeps {
   readonly history: History;
   /** The router caught us up: bound intents go again. */
   readonly posts: { resume(): Promise<void> };
+  /** Resolves once every durable commit so far is on disk (DaemonStore.durable). */
+  readonly durable: () => Promise<void>;
   readonly log: Logger;
 }
 
@@ -31,6 +32,8 @@ export class RecordFeed implements LinkConsumer {
   private readonly waiting: RecordFrame[] = [];
   private receiving = false;
   private current: Promise<void> = Promise.resolve();
+  /** Acknowledgments of committed batches, sent in batch order once their commit is on disk. */
+  private acking: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: RecordFeedDeps) {}
 
@@ -70,8 +73,22 @@ export class RecordFeed implements LinkConsumer {
   }
 
   private async receive(frames: RecordFrame[]): Promise<void> {
-    const { link, ingress, history } = this.deps;
-    const outcomes = await ingress.receiveAll(frames);
+    const outcomes = await this.deps.ingress.receiveAll(frames);
+    hop("ingress.stored");
+    const durable = this.deps.durable();
+    this.acking = this.acking
+      .then(() => durable)
+      .then(() => {
+        hop("ingress.fsynced");
+        return this.answer(frames, outcomes);
+      })
+      .catch((error: unknown) =>
+        this.deps.log.error({ err: error, records: frames.length }, "acknowledging pushed records failed"),
+      );
+  }
+
+  private async answer(frames: RecordFrame[], outcomes: Awaited<ReturnType<Ingress["receiveAll"]>>): Promise<void> {
+    const { link, history } = this.deps;
     const gaps = new Set<string>();
     for (const [i, outcome] of outcomes.entries()) {
       const { conv, seq } = frames[i]!;
@@ -98,6 +115,7 @@ export class RecordFeed implements LinkConsumer {
   /** Resolves once no batch is being stored (shutdown: before the database closes). */
   async idle(): Promise<void> {
     while (this.receiving) await this.current;
+    await this.acking;
   }
 
   onSynced(): void {

@@ -5,6 +5,7 @@
  * after another, in arrival order.
  */
 import {
+  hop,
   type AdmissionRefusal,
   decodeRouterFrame,
   encodeFrame,
@@ -68,6 +69,8 @@ export interface RouterLinkOptions {
   readonly requestTimeoutMs: number;
   /** Presented at authentication; the router uses it only to register a new name. */
   readonly registrationToken?: string;
+  /** Resolves once every durable commit so far is on disk: a proposal names a bound intent. */
+  readonly durable?: () => Promise<void>;
 }
 
 interface Pending {
@@ -92,6 +95,8 @@ export class RouterLink {
   private readyWaiters: (() => void)[] = [];
   private reconnectTimer: NodeJS.Timeout | undefined;
   private consumer: LinkConsumer | undefined;
+  /** Proposals wait for the disk in the order they were made, so they leave in that order. */
+  private proposals: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: RouterLinkOptions) {}
 
@@ -220,6 +225,7 @@ export class RouterLink {
         return;
       }
       case "record":
+        hop("router-link.record-received");
         this.enqueue((consumer) => consumer.onRecord(frame));
         return;
       case "cosign-request":
@@ -318,11 +324,28 @@ export class RouterLink {
     return answer.agents;
   }
 
-  propose(record: Uint8Array, signature: Uint8Array): Promise<ProposalAnswer> {
-    return this.request<ProposalAnswer>((id) => ({ t: "propose", id, record, signature }));
+  private bound(): Promise<void> {
+    const durable = this.options.durable;
+    if (durable === undefined) return Promise.resolve();
+    const turn = this.proposals.then(durable);
+    this.proposals = turn.catch(() => undefined);
+    return turn;
   }
 
-  openGroup(record: Uint8Array, signature: Uint8Array): Promise<ProposalAnswer> {
+  /** Proposes a record once its bound intent is on disk (seed 001: durable before proposed). */
+  async propose(record: Uint8Array, signature: Uint8Array): Promise<ProposalAnswer> {
+    await this.bound();
+    hop("posts.intent-fsynced");
+    const answer = await this.request<ProposalAnswer>((id) => {
+      hop("posts.proposal-written");
+      return { t: "propose", id, record, signature };
+    });
+    hop("router-link.certified-received");
+    return answer;
+  }
+
+  async openGroup(record: Uint8Array, signature: Uint8Array): Promise<ProposalAnswer> {
+    await this.bound();
     return this.request<ProposalAnswer>((id) => ({ t: "open-group", id, record, signature }));
   }
 

@@ -342,6 +342,9 @@ export class WebhookDelivery {
       return { current, stored };
     });
     if (retired === undefined) return;
+    // The retirement is on disk before the next item goes out: after a power cut an item delivered
+    // later never finds an earlier one pending again.
+    await this.deps.store.durable();
     this.deps.metrics?.webhookAttempted("delivered", attempt.retry);
     this.deps.metrics?.acknowledged();
     if (retired.stored !== undefined && generation === this.generation) {
