@@ -128,7 +128,10 @@ export default defineConfig([
   { files: ["e2e/**/*.ts"], rules: { "no-restricted-imports": "off" } },
   { files: ["packages/protocol/src/**/*.ts"], rules: restrict(NOT_WORKSPACE) },
   { files: ["packages/*/src/**/*.ts"], ignores: ["packages/protocol/**"], rules: restrict(NOT_APP) },
-  { files: ["packages/client/src/**/*.ts", "packages/sqlite/src/**/*.ts"], rules: restrict(NOT_DAEMON, NOT_ROUTER, NOT_APP) },
+  {
+    files: ["packages/client/src/**/*.ts", "packages/sqlite/src/**/*.ts"],
+    rules: restrict(NOT_DAEMON, NOT_ROUTER, NOT_APP),
+  },
   { files: ["apps/router/**/*.ts"], rules: restrict(NOT_DAEMON) },
   { files: ["apps/router/src/**/*.ts"], rules: restrict(NOT_DAEMON, NOT_CLI) },
   { files: ["apps/daemon/**/*.ts"], rules: restrict(NOT_ROUTER) },
