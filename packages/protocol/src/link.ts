@@ -82,6 +82,11 @@ export const ClientFrameSchema = z.discriminatedUnion("t", [
     signature: bytes,
     /** Presented for a first registration; a router ignores it for a name already registered. */
     registrationToken: z.string().max(256).optional(),
+    /**
+     * false: the daemon stores its own posts from their certificates, so the router does not push
+     * a post back to the author it answered (absent or true: every member gets every post).
+     */
+    echoOwn: z.boolean().optional(),
   }),
   z.object({ t: z.literal("sync"), cursors: z.record(z.string(), z.number().int().nonnegative()) }),
   z.object({ t: z.literal("resolve"), id: requestId, names: z.array(z.string()).max(64) }),

@@ -370,6 +370,15 @@ export class Posts {
     return { conv: answer.conv, postId: intent.postId, hash: answer.record, seq: answer.seq };
   }
 
+  /**
+   * Resolves once our proposals in `conv` so far are settled, or undefined when none is in flight:
+   * the router does not push our own posts back, so a record pushed after one of them is
+   * received once that post is stored (its predecessor in the chain).
+   */
+  ownSettled(conv: string): Promise<void> | undefined {
+    return this.lanes.settled(conv);
+  }
+
   /** Proposes every bound intent again (after a restart or when the link comes back). */
   resume(): Promise<void> {
     return this.redelivery.resume();

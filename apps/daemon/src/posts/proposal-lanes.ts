@@ -82,6 +82,14 @@ export class ProposalLanes<R> {
     return result;
   }
 
+  /**
+   * Resolves once every proposal of `conv` made so far is settled (its certified record stored),
+   * or undefined when none is in flight.
+   */
+  settled(conv: string): Promise<void> | undefined {
+    return this.lanes.get(conv)?.settling;
+  }
+
   private async pump(conv: string, lane: Lane<R>): Promise<void> {
     if (lane.starting) return;
     while (!lane.draining && lane.queue.length > 0 && lane.inFlight < WINDOW) {

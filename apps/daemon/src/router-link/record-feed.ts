@@ -2,7 +2,10 @@
  * The link protocol for pushed records (SPEC §5): after authenticating, the daemon sends its
  * cursors; pushed records go to ingress in batches and each is acknowledged only once its batch's
  * local commit is on disk (the next batch commits meanwhile), skipped when it was refused, and a gap asks the router again for that conversation from the
- * daemon's cursor. Once the router has caught the daemon up, bound intents are proposed again.
+ * daemon's cursor. The router does not push our own posts back (`echoOwn: false`): the send path
+ * stores each from its certificate, and a record pushed after one waits until it is stored, since
+ * ingress checks each record against the one before it. Once the router has caught the daemon up,
+ * bound intents are proposed again.
  * Co-signing requests for a group's GENESIS are answered here too.
  */
 import { hop, type RecordFrame, type SigningKey } from "@social-harness/protocol";
@@ -18,8 +21,11 @@ export interface RecordFeedDeps {
   readonly link: RouterLink;
   readonly ingress: Ingress;
   readonly history: History;
-  /** The router caught us up: bound intents go again. */
-  readonly posts: { resume(): Promise<void> };
+  /**
+   * The router caught us up: bound intents go again. `ownSettled` resolves once our own proposals
+   * in a conversation so far are stored (undefined when none is in flight).
+   */
+  readonly posts: { resume(): Promise<void>; ownSettled(conv: string): Promise<void> | undefined };
   /** Resolves once every durable commit so far is on disk (DaemonStore.durable). */
   readonly durable: () => Promise<void>;
   readonly log: Logger;
@@ -30,6 +36,8 @@ const BATCH = 64;
 
 export class RecordFeed implements LinkConsumer {
   private readonly waiting: RecordFrame[] = [];
+  /** Per waiting record, our own posts it may follow (the router does not push those back). */
+  private readonly before: (Promise<void> | undefined)[] = [];
   private receiving = false;
   private current: Promise<void> = Promise.resolve();
   /** Acknowledgments of committed batches, sent in batch order once their commit is on disk. */
@@ -51,6 +59,7 @@ export class RecordFeed implements LinkConsumer {
    */
   onRecord(frame: RecordFrame): Promise<void> {
     this.waiting.push(frame);
+    this.before.push(this.deps.posts.ownSettled(frame.conv));
     this.flush();
     return Promise.resolve();
   }
@@ -59,7 +68,10 @@ export class RecordFeed implements LinkConsumer {
     if (this.receiving || this.waiting.length === 0) return;
     this.receiving = true;
     const frames = this.waiting.splice(0, BATCH);
-    this.current = this.receive(frames)
+    const before = this.before.splice(0, BATCH).filter((p) => p !== undefined);
+    this.current = (
+      before.length === 0 ? this.receive(frames) : Promise.allSettled(before).then(() => this.receive(frames))
+    )
       .catch((error: unknown) =>
         this.deps.log.error(
           { err: error, records: frames.length },
@@ -122,6 +134,14 @@ export class RecordFeed implements LinkConsumer {
     this.deps.posts
       .resume()
       .catch((error: unknown) => this.deps.log.error({ err: error }, "resuming bound posts failed"));
+  }
+
+  onUnclaimedCertificate(conv: string): void {
+    const { link, history, log } = this.deps;
+    history.cursors().then(
+      (cursors) => link.send({ t: "sync", cursors: { [conv]: cursors[conv] ?? 0 } }),
+      (error: unknown) => log.error({ err: error, conv }, "could not read cursors"),
+    );
   }
 
   onCosignRequest(request: string, record: Uint8Array): Promise<void> {

@@ -58,6 +58,12 @@ export interface LinkConsumer {
   onRecord(frame: RecordFrame): Promise<void>;
   onCosignRequest(request: string, record: Uint8Array): Promise<void>;
   onSynced(): void;
+  /**
+   * The router certified a post of ours whose proposal no longer waits for the answer (it timed
+   * out): the router counts that record as ours already and will not push it, so the consumer
+   * asks for the conversation again from its own cursor.
+   */
+  onUnclaimedCertificate(conv: string): void;
 }
 
 export interface RouterLinkOptions {
@@ -242,7 +248,10 @@ export class RouterLink {
       case "head-moved":
       case "refused": {
         const pending = this.pending.get(frame.id);
-        if (pending === undefined) return;
+        if (pending === undefined) {
+          if (frame.t === "certified") this.consumer?.onUnclaimedCertificate(frame.conv);
+          return;
+        }
         this.pending.delete(frame.id);
         clearTimeout(pending.timer);
         pending.resolve(frame);
@@ -284,6 +293,9 @@ export class RouterLink {
       name: this.options.name,
       publicKey: this.options.key.publicKey,
       signature: this.options.key.sign(linkAuthMessage(frame.nonce, this.options.name)),
+      // Our posts are stored from their certificates (posts.service); the record feed orders
+      // what is pushed after them (record-feed.ts).
+      echoOwn: false,
       ...(this.options.registrationToken === undefined ? {} : { registrationToken: this.options.registrationToken }),
     });
   }

@@ -169,6 +169,7 @@ export class LinkServer {
               this.deps.store,
               this.deps.recent,
               this.deps.log,
+              frame.echoOwn !== false,
             );
             this.sessions.get(frame.name)?.close(4002, "replaced by a newer link");
             this.sessions.set(frame.name, session);
@@ -275,6 +276,7 @@ export class LinkServer {
         const outcome = await appendPost(this.deps, this.deps.appends, session, frame.record, frame.signature);
         // The author's answer leaves first; the pushes to the members follow it.
         this.answer(session, frame.id, outcome, started);
+        if (outcome.kind === "certified") session.answeredOwn(outcome.record.conv, outcome.record.seq);
         publishCommitted(this.deps, outcome);
         return;
       }

@@ -53,6 +53,8 @@ export class LinkSession {
     private readonly store: RouterStore,
     private readonly recent: RecentRecords,
     private readonly log: Logger,
+    /** Whether this daemon wants its own posts pushed back (the link's `echoOwn`). */
+    private readonly echoesOwn = true,
   ) {}
 
   send(frame: RouterFrame): void {
@@ -116,7 +118,8 @@ export class LinkSession {
 
   /**
    * A record was committed in a conversation this daemon belongs to. Posts go back to their author
-   * too: an author whose certification answer was lost learns its new head this way.
+   * too (unless `answeredOwn` moved its cursor over them): an author whose certification answer
+   * was lost learns its new head this way.
    */
   notify(conv: string, seq: number): void {
     if (this.sent === undefined) return;
@@ -124,6 +127,19 @@ export class LinkSession {
     if ((this.sent.get(conv) ?? 0) >= seq) return;
     this.dirty.add(conv);
     void this.flush().catch((error: unknown) => this.log.error({ err: error, agent: this.name }, "push failed"));
+  }
+
+  /**
+   * The author was just answered with the certificate of its post at `seq`. A daemon that stores
+   * its own posts from their certificates (`echoOwn: false`) and was pushed everything before it
+   * has the record: its cursor moves over it and nothing is pushed. A daemon that is behind, or one
+   * that lost the answer (its next link syncs from its own cursor), is pushed it like any member.
+   */
+  answeredOwn(conv: string, seq: number): void {
+    if (this.echoesOwn || this.sent === undefined) return;
+    if ((this.sent.get(conv) ?? 0) !== seq - 1) return;
+    this.sent.set(conv, seq);
+    this.heard(conv, seq);
   }
 
   /** Re-checks every conversation against the database, for when a notification may be lost. */
