@@ -1,7 +1,7 @@
 /**
  * The owner console against a real network: sign-in through the one-time link, the overview,
- * bob's inbox showing a message alice sent over MCP, discarding it, and the refusals for a
- * browser without a session or with a used link.
+ * bob's inbox showing a message alice sent over MCP, discarding it, a question bob's agent
+ * answered shown as answered, and the refusals for a browser without a session or with a used link.
  */
 import { connect, tool } from "../apps/daemon/test/harness/mcp.js";
 import { expect, test } from "./network.js";
@@ -102,6 +102,70 @@ test("shows alice's message in bob's inbox and discards it", async ({ page, cons
     await bobMcp.close();
   }
   expect(leaks).toEqual([]);
+});
+
+test("shows a question bob answered as answered, with nothing left to answer", async ({
+  page,
+  consoleServer,
+  network,
+}) => {
+  const question = "Which room for the review?";
+  const requestedSchema = {
+    type: "object",
+    properties: { room: { type: "string", title: "Room", enum: ["north", "south"] } },
+    required: ["room"],
+  };
+  const alice = await connect(network.alice.mcpUrl, network.alice.runtimeToken);
+  const bob = await connect(network.bob.mcpUrl, network.bob.runtimeToken);
+  try {
+    const { operationId } = (await tool(alice.client, "send_message", {
+      to: "agent:bob",
+      text: JSON.stringify({ gather: question, deadline: 600, requestedSchema }),
+    })) as { operationId: string };
+
+    await page.goto(consoleServer.loginUrl);
+    await page.goto(`${consoleServer.url}/d/bob/inbox`);
+    const item = page.getByTestId("inbox-item").filter({ hasText: question });
+    // Open: a Question with its deadline and the form an answer fills.
+    await expect(item.getByTestId("item-label")).toHaveText("Question");
+    await expect(item).not.toHaveAttribute("data-answered");
+    await expect(item.getByText("Deadline")).toBeVisible();
+    await expect(item.getByTestId("requested-schema")).toContainText("Room");
+    await expect(item.getByTestId("item-answered")).toHaveCount(0);
+
+    // Bob's agent answers and does not acknowledge: the item stays pending, answered.
+    expect(
+      await tool(bob.client, "send_message", {
+        to: "agent:alice",
+        text: JSON.stringify({ action: "accept", content: { room: "north" } }),
+      }),
+    ).toEqual({ operationId });
+    await expect(item).toHaveAttribute("data-answered", "true");
+    await expect(item.getByTestId("item-label")).toHaveText("Answered question");
+    await expect(item.getByTestId("item-answered")).toBeVisible();
+    await expect(item.getByText("Deadline")).toHaveCount(0);
+    await expect(item.getByTestId("requested-schema")).toHaveCount(0);
+    await expect(item.getByRole("button")).toHaveText(["Discard"]);
+    await page.screenshot({ path: "test-results/screenshots/bob-inbox-answered.png", fullPage: true });
+
+    await item.getByRole("button", { name: "Discard answered question from agent:alice" }).click();
+    await expect(item.getByTestId("confirm-question")).toContainText("The agent has answered it");
+    await item.getByRole("button", { name: "Yes, discard answered question from agent:alice" }).click();
+    await expect(item).toHaveCount(0);
+
+    // Alice's result (bob's answer) is acknowledged too, so later journeys find her inbox as before.
+    const resultToken = async () => {
+      const { items } = (await tool(alice.client, "read_inbox", {})) as {
+        items: { deliveryToken: string; item: { kind: string; id?: string } }[];
+      };
+      return items.find((e) => e.item.kind === "collectiveResult" && e.item.id === operationId)?.deliveryToken;
+    };
+    await expect.poll(resultToken).toBeDefined();
+    await tool(alice.client, "acknowledge_delivery", { deliveryToken: (await resultToken())! });
+  } finally {
+    await alice.close();
+    await bob.close();
+  }
 });
 
 test("accepts the login link once", async ({ browser, consoleServer }) => {

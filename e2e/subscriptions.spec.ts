@@ -1,8 +1,9 @@
 /**
  * The owner console's webhook subscriptions against a real network: a host subscribes carol's
  * inbox to a local HTTPS receiver over MCP; the owner sees it active, watches it suspend while the
- * receiver fails, resumes it (and the item lands), revokes it, and sees a terminal rejection
- * offered only revocation. The page never shows the callback URL or the secret.
+ * receiver fails (the daemons page warns meanwhile), resumes it (and the item lands), revokes it
+ * (its lease line says it ended), and sees a terminal rejection offered only revocation. The page
+ * never shows the callback URL or the secret.
  */
 import { createHash } from "node:crypto";
 import { connect, tool } from "../apps/daemon/test/harness/mcp.js";
@@ -44,6 +45,14 @@ test("shows a webhook subscription, resumes it after a suspension, and revokes i
     await expect(card.getByTestId("subscription-state")).toHaveText("Active");
     await expect(card.getByTestId("subscription-fingerprint")).toHaveText(fingerprint);
     await expect(card.getByRole("button", { name: /^Resume/ })).toHaveCount(0);
+    // An active lease shows when it expires, relative to now.
+    await expect(card.getByTestId("subscription-lease")).toContainText("(in ");
+    // The daemons page (another tab) says nothing about webhooks while they deliver.
+    const daemons = await page.context().newPage();
+    await daemons.goto(consoleServer.url);
+    const carolCard = daemons.getByTestId("daemon-card-carol");
+    await expect(carolCard.getByTestId("daemon-pending")).toBeVisible();
+    await expect(carolCard.getByTestId("daemon-webhooks")).toHaveCount(0);
     await page.screenshot({ path: "test-results/screenshots/subscriptions-active.png", fullPage: true });
 
     // The receiver fails every delivery: after 100 attempts over carol's (shortened) window it suspends.
@@ -56,6 +65,14 @@ test("shows a webhook subscription, resumes it after a suspension, and revokes i
     ).toBeGreaterThanOrEqual(100);
     await expect(card.getByTestId("terminal-rejection")).toHaveCount(0);
     await page.screenshot({ path: "test-results/screenshots/subscriptions-suspended.png", fullPage: true });
+    // The daemons page warns about the suspended webhook and links to the subscriptions.
+    await expect(carolCard.getByTestId("daemon-webhooks")).toHaveText("Webhooks: 1 suspended. See subscriptions");
+    await expect(daemons.getByTestId("daemon-card-bob").getByTestId("daemon-webhooks")).toHaveCount(0);
+    await expect(carolCard.getByRole("link", { name: "See subscriptions" })).toHaveAttribute(
+      "href",
+      "/d/carol/subscriptions",
+    );
+    await daemons.screenshot({ path: "test-results/screenshots/daemons-webhook-warning.png", fullPage: true });
 
     // The owner fixes the receiver and resumes: the retained item lands.
     receiver.respond = accept;
@@ -63,6 +80,8 @@ test("shows a webhook subscription, resumes it after a suspension, and revokes i
     await expect(card).toHaveAttribute("data-state", "active");
     await expect(card.getByTestId("subscription-delivered")).toHaveText("1");
     await expect(card.getByTestId("subscription-last-error")).toHaveText("None");
+    await expect(carolCard.getByTestId("daemon-webhooks")).toHaveCount(0);
+    await daemons.close();
     const landed = receiver.deliveries().at(-1)!;
     expect(landed.verifiedWith).toBe(secret);
     expect(landed.body.data.item.message.content[0].text).toBe("for the webhook");
@@ -73,6 +92,9 @@ test("shows a webhook subscription, resumes it after a suspension, and revokes i
     await expect(card).toHaveAttribute("data-state", "revoked");
     await expect(card.getByTestId("subscription-state")).toHaveText("Revoked");
     await expect(card.getByRole("button")).toHaveCount(0);
+    // A revoked subscription's lease ended with it: no expiry still to come ("in 24 hours").
+    await expect(card.getByTestId("subscription-lease")).toHaveText("ended when it was revoked");
+    await expect(card).not.toContainText(/\(in \d/);
     await page.screenshot({ path: "test-results/screenshots/subscriptions-revoked.png", fullPage: true });
 
     // Subscribing again after revocation is a new registration; a 410 makes it terminal.

@@ -85,6 +85,36 @@ describe("inbound item rendering", () => {
     expect(summarizeItem(item)).toEqual({ label: "Question", relation: "from", party: "agent:alice" });
   });
 
+  it("shows a question the agent answered as answered, with no countdown and no form to fill", () => {
+    const item: InboundItem = {
+      kind: "collectiveRequest",
+      op: "gather",
+      id: ID,
+      postId: POST,
+      from: "agent:alice",
+      to: "agent:alice",
+      question: "Lunch?",
+      requestedSchema: {
+        type: "object",
+        properties: { place: { type: "string", title: "Place", enum: ["canteen", "park"] } },
+        required: ["place"],
+      },
+      deadlineAt: Date.UTC(2030, 0, 1, 12, 0, 0),
+    };
+    const open = renderToStaticMarkup(createElement(InboundItemBody, { item }));
+    const answered = renderToStaticMarkup(createElement(InboundItemBody, { item, answered: true }));
+    expect(open).toContain("Deadline");
+    expect(open).not.toContain('data-testid="item-answered"');
+    expect(answered).toContain('data-testid="item-answered"');
+    expect(answered).toContain("Lunch?");
+    expect(answered).not.toContain("Deadline");
+    expect(answered).not.toContain("Place");
+    expect(answered).not.toContain('data-testid="requested-schema"');
+    expect(summarizeItem(item, true)).toEqual({ label: "Answered question", relation: "from", party: "agent:alice" });
+    expect(summarizeItem({ ...item, op: "all_gather" }, true).label).toBe("Answered group question");
+    expect(summarizeItem({ ...item, op: "all_gather" }).label).toBe("Group question");
+  });
+
   it("shows each member's outcome of a collective result", () => {
     const item: InboundItem = {
       kind: "collectiveResult",

@@ -2,7 +2,8 @@
 /**
  * The readable body of each inbound item kind (seed 003 "Inbound items"): a message's sender,
  * address and content; a collective request's question, form and deadline; a result's outcome
- * per member; an operation failure's error. The switch is exhaustive over the closed union.
+ * per member; an operation failure's error. The switch is exhaustive over the closed union. A
+ * request the agent has already answered reads as answered: no countdown, no form to fill.
  */
 import type { ReactNode } from "react";
 import type { InboundItem } from "@/trpc/owner-api";
@@ -13,8 +14,14 @@ import { describeFromNow, Timestamp, useNow } from "./time";
 type Item<K extends InboundItem["kind"]> = Extract<InboundItem, { kind: K }>;
 type Outcome = Item<"collectiveResult">["outcomes"][number]["outcome"];
 
-/** How an item is introduced: its kind, and the party it is from or addressed to. */
-export function summarizeItem(item: InboundItem): { label: string; relation: "from" | "to"; party: string } {
+/**
+ * How an item is introduced: its kind, and the party it is from or addressed to. `answered` says
+ * the agent has answered a collective request (the owner's inbox listing knows it).
+ */
+export function summarizeItem(
+  item: InboundItem,
+  answered = false,
+): { label: string; relation: "from" | "to"; party: string } {
   switch (item.kind) {
     case "multicast":
       return {
@@ -22,13 +29,19 @@ export function summarizeItem(item: InboundItem): { label: string; relation: "fr
         relation: "from",
         party: item.message.sender,
       };
-    case "collectiveRequest":
-      return { label: item.op === "all_gather" ? "Group question" : "Question", relation: "from", party: item.from };
+    case "collectiveRequest": {
+      const label = item.op === "all_gather" ? "group question" : "question";
+      return { label: answered ? `Answered ${label}` : capitalized(label), relation: "from", party: item.from };
+    }
     case "collectiveResult":
       return { label: "Answers", relation: "to", party: item.to };
     case "operationFailed":
       return { label: "Failed operation", relation: "to", party: item.to };
   }
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function Field({ term, children }: { term: string; children: ReactNode }) {
@@ -80,21 +93,29 @@ function Deadline({ at }: { at: number }) {
   );
 }
 
-function CollectiveRequestBody({ item }: { item: Item<"collectiveRequest"> }) {
+function CollectiveRequestBody({ item, answered }: { item: Item<"collectiveRequest">; answered: boolean }) {
   return (
     <div className="space-y-3">
       <dl className="grid gap-1 text-sm">
         <Field term="Asked in">
           <Mono>{item.to}</Mono>
         </Field>
-        <Field term="Deadline">
-          <Deadline at={item.deadlineAt} />
-        </Field>
+        {answered ? (
+          <Field term="Answered">
+            <span className="text-ok" data-testid="item-answered">
+              by this agent (the answer is in the history); nothing is left to answer
+            </span>
+          </Field>
+        ) : (
+          <Field term="Deadline">
+            <Deadline at={item.deadlineAt} />
+          </Field>
+        )}
       </dl>
       <p className="max-w-prose font-medium break-words whitespace-pre-wrap text-ink" data-testid="item-question">
         {item.question}
       </p>
-      <RequestedSchemaFields schema={item.requestedSchema} />
+      {!answered && <RequestedSchemaFields schema={item.requestedSchema} />}
     </div>
   );
 }
@@ -186,13 +207,13 @@ function OperationFailedBody({ item }: { item: Item<"operationFailed"> }) {
   );
 }
 
-/** The body of one inbound item, by kind. */
-export function InboundItemBody({ item }: { item: InboundItem }) {
+/** The body of one inbound item, by kind; `answered` as in `summarizeItem`. */
+export function InboundItemBody({ item, answered = false }: { item: InboundItem; answered?: boolean }) {
   switch (item.kind) {
     case "multicast":
       return <MulticastBody item={item} />;
     case "collectiveRequest":
-      return <CollectiveRequestBody item={item} />;
+      return <CollectiveRequestBody item={item} answered={answered} />;
     case "collectiveResult":
       return <CollectiveResultBody item={item} />;
     case "operationFailed":

@@ -1,7 +1,8 @@
 "use client";
 /**
  * One pending inbox item: what it is, who it is from, when it arrived, in which conversation,
- * its body, and a Discard button that acknowledges it through `inbox.discard`.
+ * its body, and a Discard button that acknowledges it through `inbox.discard`. A question the
+ * agent has answered stays pending until acknowledged, so it reads "Answered question".
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/trpc/daemon-trpc";
@@ -24,7 +25,7 @@ export function InboxItemCard({ entry }: { entry: InboxEntry }) {
         ]),
     }),
   );
-  const { label, relation, party } = summarizeItem(entry.item);
+  const { label, relation, party } = summarizeItem(entry.item, entry.answered);
   const headingId = `item-${entry.deliveryToken}`;
   return (
     <article
@@ -32,23 +33,20 @@ export function InboxItemCard({ entry }: { entry: InboxEntry }) {
       className="rounded-xl border border-line bg-surface p-4 shadow-sm sm:p-5"
       data-testid="inbox-item"
       data-kind={entry.item.kind}
+      data-answered={entry.answered ? "true" : undefined}
       data-delivery-token={entry.deliveryToken}
     >
       <header className="flex flex-wrap items-start justify-between gap-x-4 gap-y-2">
         <div className="min-w-0">
           <h3 id={headingId} className="font-semibold text-ink">
-            <span className="mr-2 inline-block rounded-full bg-accent-soft px-2 py-0.5 text-xs font-medium text-accent-ink">
+            <span
+              className={`mr-2 inline-block rounded-full px-2 py-0.5 text-xs font-medium ${
+                entry.answered ? "bg-ok-soft text-ok" : "bg-accent-soft text-accent-ink"
+              }`}
+              data-testid="item-label"
+            >
               {label}
             </span>
-            {entry.answered && (
-              <span
-                className="mr-2 inline-block rounded-full bg-ok-soft px-2 py-0.5 text-xs font-medium text-ok"
-                data-testid="item-answered"
-                title="The agent has answered; the question stays here until it is acknowledged."
-              >
-                Answered
-              </span>
-            )}
             <span className="text-sm font-normal text-ink-muted">{relation} </span>
             <span
               className="font-mono text-sm font-medium"
@@ -72,7 +70,11 @@ export function InboxItemCard({ entry }: { entry: InboxEntry }) {
         <ConfirmButton
           verb="Discard"
           label={`Discard ${label.toLowerCase()} ${relation} ${party}`}
-          question="Discard it? The agent will not see it; the history keeps its record. This cannot be undone."
+          question={
+            entry.answered
+              ? "Discard it? The agent has answered it; the history keeps the question and the answer. This cannot be undone."
+              : "Discard it? The agent will not see it; the history keeps its record. This cannot be undone."
+          }
           busyText="Discarding…"
           busy={discard.isPending || discard.isSuccess}
           disabled={false}
@@ -81,7 +83,7 @@ export function InboxItemCard({ entry }: { entry: InboxEntry }) {
         />
       </header>
       <div className="mt-4 space-y-3">
-        <InboundItemBody item={entry.item} />
+        <InboundItemBody item={entry.item} answered={entry.answered} />
         {entry.guidance !== undefined && <GuidanceNote guidance={entry.guidance} />}
         {discard.isError && (
           <p role="alert" className="text-sm text-danger">
