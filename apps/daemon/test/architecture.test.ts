@@ -3,7 +3,7 @@
  * the rules forbid, placed where it would break the layering, and linted with the project's own
  * configuration. A probe that lints clean means a rule stopped protecting the structure.
  */
-import { rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ESLint } from "eslint";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -115,5 +115,45 @@ describe("the architecture's import rules", () => {
 
   it("let the console import `type AppRouter` from the daemon", () => {
     expect(found.get(ALLOWED.place)).toEqual([]);
+  });
+});
+
+/** Every non-test TypeScript source under the workspaces, relative to the root. */
+function sourceFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+    const place = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!["node_modules", "dist", ".next", "test"].includes(entry.name)) files.push(...sourceFiles(place));
+    } else if (/\.tsx?$/.test(entry.name) && !/\.test(-d)?\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts")) {
+      files.push(place);
+    }
+  }
+  return files;
+}
+
+describe("the source tree", () => {
+  it("holds no source file over 400 lines (STYLE.md: a longer file is two concepts)", () => {
+    const files = ["apps", "packages", "src", "bench"].flatMap(sourceFiles);
+    expect(files.length).toBeGreaterThan(100);
+    const long = files
+      .map((file) => ({ file, lines: readFileSync(path.join(ROOT, file), "utf8").split("\n").length - 1 }))
+      .filter(({ lines }) => lines > 400);
+    expect(long).toEqual([]);
+  });
+
+  it("keeps table types with their domains: db/database.ts exports none of them", () => {
+    const source = readFileSync(path.join(ROOT, "apps/daemon/src/db/database.ts"), "utf8");
+    const exported = [
+      ...source.matchAll(
+        /^export\s+(?:type\s+)?(?:\{([^}]*)\}|(?:interface|type|class|function|const|async function)\s+(\w+))/gm,
+      ),
+    ]
+      .flatMap((m) => (m[1] ?? m[2] ?? "").split(","))
+      .map((name) => name.replace(/^\s*type\s+/, "").trim())
+      .filter((name) => name.length > 0);
+    expect(exported).toContain("DaemonDatabase");
+    expect(exported.filter((name) => name.endsWith("Table"))).toEqual([]);
+    expect(source).not.toMatch(/^export\s+(?:type\s+)?\{[^}]*\}\s+from/m);
   });
 });

@@ -25,25 +25,6 @@ import type {
   WebhookAttemptsTable,
 } from "../webhooks/webhooks.table.js";
 
-export type {
-  PinnedKeysTable,
-  RouterIdentityTable,
-  ConversationsTable,
-  RecordsTable,
-  IntentsTable,
-  InboxTable,
-  HoldsTable,
-  FirewallPoliciesTable,
-  FirewallQueueTable,
-  FirewallChecksTable,
-  TrustedAgentsTable,
-  CollectiveRequestsTable,
-  CollectiveOperationsTable,
-  WebhookSubscriptionsTable,
-  WebhookOccurrencesTable,
-  WebhookAttemptsTable,
-};
-
 export interface DaemonDatabase {
   collective_requests: CollectiveRequestsTable;
   collective_operations: CollectiveOperationsTable;

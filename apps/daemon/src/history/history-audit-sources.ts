@@ -17,7 +17,7 @@ import {
   type HistoryKeys,
 } from "@social-harness/protocol";
 import * as z from "zod";
-import type { RecordsTable } from "../db/database.js";
+import type { RecordsTable } from "./history.table.js";
 import type { AuditKeys, AuditRecord, ConversationState } from "./history-audit.js";
 
 /** A line of an export that is not a HistoryExportRecord. */

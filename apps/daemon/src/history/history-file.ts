@@ -5,7 +5,7 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import type { HistoryExportRecord } from "@social-harness/protocol";
-import type { RecordsTable } from "../db/database.js";
+import type { RecordsTable } from "./history.table.js";
 import { exportRecord } from "./history-export.js";
 import { toStoredRecord } from "./history.store.js";
 

@@ -1,6 +1,7 @@
 /** SQL for conversations and their certified records; the per-record statements are prepared once (db/raw-statements.ts). */
 import type { Selectable } from "kysely";
-import type { DbOrTrx, RecordsTable } from "../db/database.js";
+import type { DbOrTrx } from "../db/database.js";
+import type { RecordsTable } from "./history.table.js";
 import { RawStatements } from "../db/raw-statements.js";
 
 export interface ConversationRow {

@@ -5,7 +5,8 @@
 import { InboundItemSchema, LocalGuidanceSchema, type InboundItem, type LocalGuidance } from "@social-harness/protocol";
 import { prepared } from "@social-harness/sqlite";
 import { sql, type Kysely, type Selectable } from "kysely";
-import type { DaemonDatabase, DbOrTrx, InboxTable } from "../db/database.js";
+import type { DaemonDatabase, DbOrTrx } from "../db/database.js";
+import type { InboxTable } from "./inbox.table.js";
 import { RawStatements } from "../db/raw-statements.js";
 
 type Db = Kysely<DaemonDatabase>;

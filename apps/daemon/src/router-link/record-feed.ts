@@ -13,6 +13,7 @@ import type { Logger } from "pino";
 import type { History } from "../history/history.service.js";
 import type { Ingress } from "../ingress/ingress.service.js";
 import { cosignGenesis } from "../posts/cosign.js";
+import { acknowledge } from "./acknowledgments.js";
 import type { LinkConsumer, RouterLink } from "./router-link.js";
 
 export interface RecordFeedDeps {
@@ -92,36 +93,11 @@ export class RecordFeed implements LinkConsumer {
       .then(() => durable)
       .then(() => {
         hop("ingress.fsynced");
-        return this.answer(frames, outcomes);
+        return acknowledge(this.deps, frames, outcomes);
       })
       .catch((error: unknown) =>
         this.deps.log.error({ err: error, records: frames.length }, "acknowledging pushed records failed"),
       );
-  }
-
-  private async answer(frames: RecordFrame[], outcomes: Awaited<ReturnType<Ingress["receiveAll"]>>): Promise<void> {
-    const { link, history } = this.deps;
-    const gaps = new Set<string>();
-    for (const [i, outcome] of outcomes.entries()) {
-      const { conv, seq } = frames[i]!;
-      switch (outcome.kind) {
-        case "stored":
-        case "duplicate":
-          link.send({ t: "ack", conv, seq });
-          break;
-        case "refused":
-          link.send({ t: "skip", conv, seq, reason: outcome.reason });
-          break;
-        case "gap":
-          link.send({ t: "skip", conv, seq, reason: outcome.reason });
-          gaps.add(conv);
-          break;
-      }
-    }
-    if (gaps.size === 0) return;
-    // Ask again for each conversation with a hole, from what this daemon holds.
-    const cursors = await history.cursors();
-    for (const conv of gaps) link.send({ t: "sync", cursors: { [conv]: cursors[conv] ?? 0 } });
   }
 
   /** Resolves once no batch is being stored (shutdown: before the database closes). */

@@ -260,10 +260,3 @@ export async function appendPost(
   hop("router.committed", author.name);
   return outcome;
 }
-
-/** Tells every router's links of a record just committed (after its author has its answer). */
-export function publishCommitted(ctx: AppendContext, outcome: AppendOutcome): void {
-  if (outcome.kind === "certified" && !outcome.existed) {
-    ctx.bus.publish({ type: "record", body: { conv: outcome.record.conv, seq: outcome.record.seq } });
-  }
-}

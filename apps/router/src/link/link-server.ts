@@ -11,10 +11,8 @@ import {
   checkPublicKey,
   decodeBase64url,
   decodeClientFrame,
-  decodeSignatureList,
   encodeBase64url,
   encodeFrame,
-  hop,
   hopAt,
   isAgentName,
   LINK_PROTOCOL,
@@ -28,13 +26,15 @@ import {
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import { WebSocketServer, type WebSocket } from "ws";
-import type { AppendBatcher, AppendContext, AppendOutcome } from "../conversations/append.service.js";
-import { appendPost, publishCommitted } from "../conversations/append.service.js";
+import type { AppendBatcher, AppendContext } from "../conversations/append.service.js";
+import { appendPost } from "../conversations/append.service.js";
+import { publishCommitted } from "../conversations/committed.js";
 import { membersOf } from "../conversations/conversations.store.js";
 import type { GenesisCoordinator } from "../conversations/genesis.service.js";
 import type { Registrar } from "../registry/registration.service.js";
 import { findAgents } from "../registry/registry.store.js";
 import type { RouterMetrics } from "../metrics/router-metrics.js";
+import { answerProposal } from "./proposal-answer.js";
 import { LinkSession } from "./session.js";
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -275,7 +275,7 @@ export class LinkServer {
         const started = performance.now();
         const outcome = await appendPost(this.deps, this.deps.appends, session, frame.record, frame.signature);
         // The author's answer leaves first; the pushes to the members follow it.
-        this.answer(session, frame.id, outcome, started);
+        answerProposal(session, frame.id, outcome, started, this.deps.metrics);
         if (outcome.kind === "certified") session.answeredOwn(outcome.record.conv, outcome.record.seq);
         publishCommitted(this.deps, outcome);
         return;
@@ -283,7 +283,7 @@ export class LinkServer {
       case "open-group": {
         const started = performance.now();
         const outcome = await this.deps.genesis.open(session, frame.record, frame.signature);
-        return this.answer(session, frame.id, outcome, started);
+        return answerProposal(session, frame.id, outcome, started, this.deps.metrics);
       }
       case "cosign":
         this.deps.bus.publish({
@@ -322,45 +322,6 @@ export class LinkServer {
       found.set(name, agent);
     }
     return found;
-  }
-
-  private answer(session: LinkSession, id: number, outcome: AppendOutcome, started: number): void {
-    this.deps.metrics?.answered(
-      outcome.kind,
-      outcome.kind === "refused" ? outcome.reason : undefined,
-      (performance.now() - started) / 1000,
-    );
-    switch (outcome.kind) {
-      case "certified": {
-        const { record } = outcome;
-        const stored = outcome.differs ? this.storedOf(record) : undefined;
-        session.send({
-          t: "certified",
-          id,
-          conv: record.conv,
-          seq: record.seq,
-          record: record.hash,
-          certificate: new Uint8Array(record.certificate),
-          ...(stored === undefined ? {} : { stored }),
-        });
-        hop("router.certificate-sent", session.name);
-        return;
-      }
-      case "head-moved":
-        return session.send({ t: "head-moved", id, conv: outcome.conv, head: outcome.head });
-      case "refused":
-        return session.send({
-          t: "refused",
-          id,
-          reason: outcome.reason,
-          detail: outcome.detail,
-          ...(outcome.members === undefined ? {} : { members: outcome.members }),
-        });
-    }
-  }
-
-  private storedOf(record: { bytes: Uint8Array; signatures: Uint8Array }) {
-    return { record: new Uint8Array(record.bytes), signatures: decodeSignatureList(record.signatures) };
   }
 
   /** How many daemons are linked now. */
