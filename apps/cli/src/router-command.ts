@@ -15,6 +15,7 @@ import {
   type AdmissionMode,
 } from "@social-harness/router";
 import { anatomyFromEnvironment } from "./anatomy-switch.js";
+import { tracingFromEnvironment } from "./tracing-switch.js";
 import { parseListen } from "./listen.js";
 import { stopRequested } from "./stop-request.js";
 
@@ -60,6 +61,7 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
   const { host, port } = parseListen(values.listen);
   const metricsListen = metricsListenOf(values["metrics-listen"]);
   anatomyFromEnvironment("router");
+  const stopTracing = await tracingFromEnvironment("social-harness-router", values.listen ?? "router");
   const router = await startRouter({
     dataDir: values.data,
     host,
@@ -89,4 +91,5 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
   const signal = await stopRequested();
   log.info({ signal }, "router stopping");
   await router.close().catch((error: unknown) => log.error({ err: error }, "router did not close cleanly"));
+  await stopTracing().catch((error: unknown) => log.warn({ err: error }, "traces were not all exported"));
 }
