@@ -61,7 +61,6 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
   const { host, port } = parseListen(values.listen);
   const metricsListen = metricsListenOf(values["metrics-listen"]);
   anatomyFromEnvironment("router");
-  const stopTracing = await tracingFromEnvironment("social-harness-router", values.listen ?? "router");
   const router = await startRouter({
     dataDir: values.data,
     host,
@@ -71,6 +70,8 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
     admission,
     metricsListen,
   });
+  // Before the ready line, so every link is traced; the instance is the address the router bound.
+  const stopTracing = await tracingFromEnvironment("social-harness-router", new URL(router.url).host);
   const ready = {
     ready: true,
     router: router.url,

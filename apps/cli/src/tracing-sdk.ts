@@ -1,12 +1,13 @@
 /**
  * The OpenTelemetry SDK behind packages/protocol's tracing hops: a Node tracer provider (its
  * AsyncLocalStorage context manager carries a span across awaits, its W3C propagator writes and
- * reads `traceparent`), batching spans to an OTLP/HTTP (JSON) exporter that reads the standard
- * OTEL_EXPORTER_OTLP_* variables itself. The sampler is the SDK's: OTEL_TRACES_SAMPLER, by default
+ * reads `traceparent`), batching spans to an OTLP/HTTP exporter (protobuf, or JSON when the
+ * protocol variable says http/json) that reads the standard OTEL_EXPORTER_OTLP_* variables itself. The sampler is the SDK's: OTEL_TRACES_SAMPLER, by default
  * parent-based always-on. Loaded by tracing-switch.ts only when tracing is asked for.
  */
 import { context, propagation, SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
@@ -45,15 +46,20 @@ function spanOf(span: Span, at: Context): TraceSpan {
   };
 }
 
-/** Starts the SDK for one process: `service` is its service.name, `instance` its service.instance.id. */
-export function startTracingSdk(service: string, instance: string): TracingSdk {
+/** The OTLP protocols this SDK exports with (OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL). */
+export type OtlpProtocol = "http/protobuf" | "http/json";
+
+/**
+ * Starts the SDK for one process: `service` is its service.name, `instance` its service.instance.id.
+ */
+export function startTracingSdk(service: string, instance: string, protocol: OtlpProtocol): TracingSdk {
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, when set, win over these defaults.
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: service, "service.instance.id": instance }).merge(
     detectResources({ detectors: [envDetector] }),
   );
   const provider = new NodeTracerProvider({
     resource,
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+    spanProcessors: [new BatchSpanProcessor(protocol === "http/json" ? new JsonExporter() : new ProtobufExporter())],
   });
   provider.register();
   const tracer = trace.getTracer("social-harness");
