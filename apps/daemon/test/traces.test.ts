@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { otlpProtocol, tracingRequested } from "@social-harness/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, tool } from "./harness/mcp.js";
+import { eventually } from "./harness/mcp.js";
 import { Network, waitForItems } from "./harness/network.js";
 import { OtlpReceiver, type ReceivedSpan } from "./harness/otlp-receiver.js";
 import { removeDirs, tempDir } from "./harness/processes.js";
@@ -155,7 +155,7 @@ describe("OpenTelemetry traces", () => {
     }
   });
 
-  it("is on only when the standard variables ask for it", async () => {
+  it("is on only when the standard variables ask for it", () => {
     expect(tracingRequested({})).toBe(false);
     expect(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" })).toBe(true);
     expect(tracingRequested({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://127.0.0.1:4318/v1/traces" })).toBe(true);
@@ -165,6 +165,5 @@ describe("OpenTelemetry traces", () => {
     expect(otlpProtocol({})).toBe("http/protobuf");
     expect(otlpProtocol({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json" })).toBe("http/json");
     expect(() => otlpProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(/not supported/);
-    await Promise.resolve();
   });
 });

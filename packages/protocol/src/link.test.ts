@@ -76,7 +76,13 @@ describe("hot link frames", () => {
       { t: "propose", id: 1, record: "text", signature: bytes(64, 2) },
       { t: "ack", conv: "direct:alice,bob", seq: 0 },
       { t: "propose", id: 1, record: bytes(4, 1), signature: bytes(64, 2), traceparent: "not-a-traceparent" },
-      { t: "propose", id: 1, record: bytes(4, 1), signature: bytes(64, 2), traceparent: `${traceparent}-${"a".repeat(250)}` },
+      {
+        t: "propose",
+        id: 1,
+        record: bytes(4, 1),
+        signature: bytes(64, 2),
+        traceparent: `${traceparent}-${"a".repeat(250)}`,
+      },
       { t: "propose", id: 1, record: bytes(4, 1), signature: bytes(64, 2), traceparent: 7 },
     ];
     for (const frame of bad) expect(decodeClientFrame(encodeCanonical(frame)).ok).toBe(false);

@@ -167,7 +167,13 @@ const isTraceparent = (v: unknown): v is string | undefined =>
  * goes to the schema, which decides and explains.
  */
 function hotClientFrame(v: Record<string, unknown>): ClientFrame | undefined {
-  if (v.t === "propose" && isCount(v.id, 0) && isBytes(v.record) && isBytes(v.signature) && isTraceparent(v.traceparent)) {
+  if (
+    v.t === "propose" &&
+    isCount(v.id, 0) &&
+    isBytes(v.record) &&
+    isBytes(v.signature) &&
+    isTraceparent(v.traceparent)
+  ) {
     const frame: ClientFrame = { t: "propose", id: v.id, record: v.record, signature: v.signature };
     return v.traceparent === undefined ? frame : { ...frame, traceparent: v.traceparent };
   }
