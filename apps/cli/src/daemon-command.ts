@@ -12,6 +12,7 @@ import { isAgentName, REGISTRATION_TOKEN_PATTERN } from "@social-harness/protoco
 import { pino } from "pino";
 import { FAULT_POINTS, startDaemon, type FaultPoint } from "@social-harness/daemon";
 import { anatomyFromEnvironment } from "./anatomy-switch.js";
+import { tracingFromEnvironment } from "./tracing-switch.js";
 import { countStatementsTo } from "./statement-counts.js";
 import { parseListen } from "./listen.js";
 import { stopRequested } from "./stop-request.js";
@@ -107,6 +108,7 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
   };
 
   anatomyFromEnvironment(values.name);
+  const stopTracing = await tracingFromEnvironment("social-harness-daemon", values.name);
   const statementCounter = countStatementsTo(process.env.SOCIAL_HARNESS_STATEMENT_COUNTS);
   const daemon = await startDaemon({
     name: values.name,
@@ -141,4 +143,5 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
   const signal = await stopRequested();
   log.info({ signal }, "daemon stopping");
   await daemon.close().catch((error: unknown) => log.error({ err: error }, "daemon did not close cleanly"));
+  await stopTracing().catch((error: unknown) => log.warn({ err: error }, "traces were not all exported"));
 }

@@ -8,3 +8,4 @@ export { parseListen } from "./listen.js";
 export { ROUTER_OPTIONS } from "./router-command.js";
 export { TOKEN_OPTIONS } from "./router-token-command.js";
 export { spawnServer, type ServerProcess, type SpawnOptions } from "./spawn-server.js";
+export { otlpProtocol, tracingRequested } from "./tracing-switch.js";

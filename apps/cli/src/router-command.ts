@@ -15,6 +15,7 @@ import {
   type AdmissionMode,
 } from "@social-harness/router";
 import { anatomyFromEnvironment } from "./anatomy-switch.js";
+import { tracingFromEnvironment } from "./tracing-switch.js";
 import { parseListen } from "./listen.js";
 import { stopRequested } from "./stop-request.js";
 
@@ -69,6 +70,8 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
     admission,
     metricsListen,
   });
+  // Before the ready line, so every link is traced; the instance is the address the router bound.
+  const stopTracing = await tracingFromEnvironment("social-harness-router", new URL(router.url).host);
   const ready = {
     ready: true,
     router: router.url,
@@ -89,4 +92,5 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
   const signal = await stopRequested();
   log.info({ signal }, "router stopping");
   await router.close().catch((error: unknown) => log.error({ err: error }, "router did not close cleanly"));
+  await stopTracing().catch((error: unknown) => log.warn({ err: error }, "traces were not all exported"));
 }

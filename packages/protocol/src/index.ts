@@ -14,6 +14,23 @@ export {
   type AnatomyHop,
   type AnatomyOptions,
 } from "./anatomy.js";
+export {
+  activeTrace,
+  continueSpan,
+  installTracing,
+  MAX_TRACEPARENT_LENGTH,
+  rememberSpan,
+  startSpan,
+  traced,
+  TRACEPARENT_PATTERN,
+  tracingOn,
+  uninstallTracing,
+  withinTrace,
+  type SpanAttributes,
+  type TraceBackend,
+  type TraceContext,
+  type TraceSpan,
+} from "./tracing.js";
 export { decodeBase64url, encodeBase64url } from "./base64url.js";
 export {
   CborError,

@@ -7,6 +7,7 @@ import { readRecord, RecordSchema } from "./records.js";
 
 const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);
 const hash = mintId("post").replace("pst_", "rec_");
+const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
 const decodedValue = (frame: unknown) => {
   const read = decodeStrict(encodeCanonical(frame));
@@ -20,6 +21,7 @@ describe("hot link frames", () => {
     { t: "propose", id: 7, record: bytes(40, 1), signature: bytes(64, 2), extra: "dropped" },
     { t: "ack", conv: "direct:alice,bob", seq: 3 },
     { t: "ack", conv: "direct:alice,bob", seq: 3, later: [1, 2] },
+    { t: "propose", id: 8, record: bytes(40, 1), signature: bytes(64, 2), traceparent },
   ];
   const router = [
     {
@@ -32,6 +34,15 @@ describe("hot link frames", () => {
       extra: true,
     },
     { t: "certified", id: 1, conv: "direct:alice,bob", seq: 1, record: hash, certificate: bytes(64, 3), x: 1 },
+    {
+      t: "record",
+      conv: "direct:alice,bob",
+      seq: 3,
+      record: bytes(40, 1),
+      signatures: [{ signer: "alice", signature: bytes(64, 2) }],
+      certificate: bytes(64, 3),
+      traceparent,
+    },
   ];
 
   it("decodes each to what the schema gives, unknown keys dropped", () => {
@@ -49,18 +60,37 @@ describe("hot link frames", () => {
     }
   });
 
+  it("carries a traceparent on propose and record frames, and leaves it out when absent", () => {
+    const proposed = decodeClientFrame(encodeCanonical(client[4]));
+    expect(proposed.ok && proposed.frame.t === "propose" && proposed.frame.traceparent).toBe(traceparent);
+    const plain = decodeClientFrame(encodeCanonical(client[0]));
+    expect(plain.ok && "traceparent" in plain.frame).toBe(false);
+    const pushed = decodeRouterFrame(encodeCanonical(router[2]));
+    expect(pushed.ok && pushed.frame.t === "record" && pushed.frame.traceparent).toBe(traceparent);
+  });
+
   it("refuses what the schema refuses", () => {
     const bad = [
       { t: "propose", id: -1, record: bytes(4, 1), signature: bytes(64, 2) },
       { t: "propose", id: 1.5, record: bytes(4, 1), signature: bytes(64, 2) },
       { t: "propose", id: 1, record: "text", signature: bytes(64, 2) },
       { t: "ack", conv: "direct:alice,bob", seq: 0 },
+      { t: "propose", id: 1, record: bytes(4, 1), signature: bytes(64, 2), traceparent: "not-a-traceparent" },
+      {
+        t: "propose",
+        id: 1,
+        record: bytes(4, 1),
+        signature: bytes(64, 2),
+        traceparent: `${traceparent}-${"a".repeat(250)}`,
+      },
+      { t: "propose", id: 1, record: bytes(4, 1), signature: bytes(64, 2), traceparent: 7 },
     ];
     for (const frame of bad) expect(decodeClientFrame(encodeCanonical(frame)).ok).toBe(false);
     const badRouter = [
       { ...router[0], signatures: [] },
       { ...router[0], signatures: [{ signer: "A!", signature: bytes(64, 2) }] },
       { ...router[1], record: "rec_short" },
+      { ...router[2], traceparent: traceparent.toUpperCase() },
     ];
     for (const frame of badRouter) expect(decodeRouterFrame(encodeCanonical(frame)).ok).toBe(false);
   });

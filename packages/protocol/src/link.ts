@@ -9,6 +9,7 @@ import { decodeStrict, encodeCanonical } from "./cbor.js";
 import { isId } from "./ids.js";
 import { isAgentName } from "./names.js";
 import { domainMessage } from "./signatures.js";
+import { MAX_TRACEPARENT_LENGTH, TRACEPARENT_PATTERN } from "./tracing.js";
 
 export const LINK_PROTOCOL = 1;
 export const LINK_AUTH_DOMAIN = "social-harness/link/v1";
@@ -20,6 +21,8 @@ const name = z.string().refine(isAgentName, "must be an agent name");
 const hash = z.string().refine((h) => isId("record", h), "must be a record hash");
 const requestId = z.number().int().nonnegative();
 const seq = z.number().int().positive();
+/** The W3C trace context of the hop that sent the frame (tracing.ts); never part of a record. */
+const traceparent = z.string().max(MAX_TRACEPARENT_LENGTH).regex(TRACEPARENT_PATTERN).optional();
 
 export const SignatureEntrySchema = z.object({ signer: name, signature: bytes });
 export type SignatureEntry = z.infer<typeof SignatureEntrySchema>;
@@ -90,7 +93,7 @@ export const ClientFrameSchema = z.discriminatedUnion("t", [
   }),
   z.object({ t: z.literal("sync"), cursors: z.record(z.string(), z.number().int().nonnegative()) }),
   z.object({ t: z.literal("resolve"), id: requestId, names: z.array(z.string()).max(64) }),
-  z.object({ t: z.literal("propose"), id: requestId, record: bytes, signature: bytes }),
+  z.object({ t: z.literal("propose"), id: requestId, record: bytes, signature: bytes, traceparent }),
   z.object({ t: z.literal("open-group"), id: requestId, record: bytes, signature: bytes }),
   z.object({ t: z.literal("cosign"), request: z.string(), signature: bytes }),
   z.object({ t: z.literal("cosign-refused"), request: z.string(), reason: z.string() }),
@@ -113,6 +116,7 @@ export const RecordFrameSchema = z.object({
   record: bytes,
   signatures: z.array(SignatureEntrySchema).min(1),
   certificate: bytes,
+  traceparent,
 });
 export type RecordFrame = z.infer<typeof RecordFrameSchema>;
 
@@ -158,6 +162,9 @@ export type FrameRead<T> = { ok: true; frame: T } | { ok: false; reason: string 
 
 const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
 const isCount = (v: unknown, min: number): v is number => Number.isSafeInteger(v) && (v as number) >= min;
+/** An absent traceparent, or one the schema would accept. */
+const isTraceparent = (v: unknown): v is string | undefined =>
+  v === undefined || (typeof v === "string" && v.length <= MAX_TRACEPARENT_LENGTH && TRACEPARENT_PATTERN.test(v));
 
 /**
  * The frames of every post (propose, ack; record, certified) checked by hand: the same rules as
@@ -165,8 +172,15 @@ const isCount = (v: unknown, min: number): v is number => Number.isSafeInteger(v
  * goes to the schema, which decides and explains.
  */
 function hotClientFrame(v: Record<string, unknown>): ClientFrame | undefined {
-  if (v.t === "propose" && isCount(v.id, 0) && isBytes(v.record) && isBytes(v.signature)) {
-    return { t: "propose", id: v.id, record: v.record, signature: v.signature };
+  if (
+    v.t === "propose" &&
+    isCount(v.id, 0) &&
+    isBytes(v.record) &&
+    isBytes(v.signature) &&
+    isTraceparent(v.traceparent)
+  ) {
+    const frame: ClientFrame = { t: "propose", id: v.id, record: v.record, signature: v.signature };
+    return v.traceparent === undefined ? frame : { ...frame, traceparent: v.traceparent };
   }
   if (v.t === "ack" && typeof v.conv === "string" && isCount(v.seq, 1)) return { t: "ack", conv: v.conv, seq: v.seq };
   return undefined;
@@ -174,8 +188,9 @@ function hotClientFrame(v: Record<string, unknown>): ClientFrame | undefined {
 
 function hotRouterFrame(v: Record<string, unknown>): RouterFrame | undefined {
   if (v.t === "record") {
-    const { conv, seq, record, signatures, certificate } = v;
+    const { conv, seq, record, signatures, certificate, traceparent } = v;
     if (typeof conv !== "string" || !isCount(seq, 1) || !isBytes(record) || !isBytes(certificate)) return undefined;
+    if (!isTraceparent(traceparent)) return undefined;
     if (!Array.isArray(signatures) || signatures.length === 0) return undefined;
     const entries: SignatureEntry[] = [];
     for (const entry of signatures as unknown[]) {
@@ -183,7 +198,8 @@ function hotRouterFrame(v: Record<string, unknown>): RouterFrame | undefined {
       if (typeof entry !== "object" || !isAgentName(signer) || !isBytes(signature)) return undefined;
       entries.push({ signer, signature });
     }
-    return { t: "record", conv, seq, record, signatures: entries, certificate };
+    const frame: RecordFrame = { t: "record", conv, seq, record, signatures: entries, certificate };
+    return traceparent === undefined ? frame : { ...frame, traceparent };
   }
   if (v.t === "certified" && v.stored === undefined) {
     const { id, conv, seq, record, certificate } = v;

@@ -6,7 +6,7 @@
  * (ingress/admission.ts) in one transaction with its audit record; a hold lets the conversation's
  * frontier move on. Queued checks resume after a crash.
  */
-import { agentAddress } from "@social-harness/protocol";
+import { agentAddress, continueSpan } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import type { DaemonStore } from "../db/database.js";
 import type { Admission, FirewallQueue, FirewallSettling, QueuePayload } from "../ingress/admission.js";
@@ -127,6 +127,8 @@ export class InboundFirewall implements FirewallQueue {
   private async settle(row: QueueRow): Promise<void> {
     let subject: Subject | undefined;
     const origin = { conv: row.conv, recordHash: row.recordHash, sender: row.sender };
+    // A child of the record's ingress span, when tracing; what the check admits hangs under it.
+    const span = continueSpan("firewall.check", row.recordHash);
     await this.deps.admission().settle(origin, payloadOf(row), {
       assess: (target) => {
         subject = this.subjectOf(row, target);
@@ -154,8 +156,10 @@ export class InboundFirewall implements FirewallQueue {
           latencyUs: assessment.latencyUs,
           createdAt: this.now(),
         });
+        span?.setAttributes({ "social_harness.firewall.decision": assessment.decision });
         return true;
       },
     });
+    span?.end();
   }
 }

@@ -7,6 +7,7 @@
  * request admitted past its deadline enters as an operationFailed item (inbox/expiry.ts).
  */
 import {
+  continueSpan,
   decodeBase64url,
   deliveryTokenOf,
   encodeBase64url,
@@ -14,6 +15,7 @@ import {
   mintId,
   type InboundItem,
   type LocalGuidance,
+  type TraceSpan,
 } from "@social-harness/protocol";
 import type { DaemonStore, DbOrTrx } from "../db/database.js";
 import { admissibleItem } from "./expiry.js";
@@ -81,6 +83,8 @@ export function entryOf(row: InboxRow): InboxEntry {
 
 export class Inbox {
   private readonly listeners = new Set<() => void>();
+  /** Inbox spans of admitted items, ended at the next event (only while tracing). */
+  private readonly spans: TraceSpan[] = [];
 
   constructor(
     private readonly store: DaemonStore,
@@ -94,6 +98,9 @@ export class Inbox {
    */
   async admit(trx: DbOrTrx, input: AdmitInput): Promise<string> {
     const token = mintId("delivery");
+    // Tracing: from admission to the watchers' event, under the record's ingress or firewall span.
+    const span = continueSpan("inbox", input.recordHash);
+    if (span !== undefined) this.spans.push(span);
     const item = admissibleItem(input.item, this.now());
     await insertInboxRow(trx, {
       token,
@@ -123,6 +130,7 @@ export class Inbox {
     this.store.durable().then(
       () => {
         hop("inbox.event");
+        if (this.spans.length > 0) for (const span of this.spans.splice(0)) span.end();
         for (const listener of this.listeners) listener();
       },
       () => undefined,
@@ -146,6 +154,7 @@ export class Inbox {
       // A single item larger than the byte budget still comes, alone.
       if (items.length > 0 && bytes + row.size > PAGE_BYTES) break;
       items.push(entryOf(row));
+      continueSpan("read", row.recordHash)?.end();
       bytes += row.size;
       last = row.id;
     }

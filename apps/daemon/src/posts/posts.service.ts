@@ -17,6 +17,7 @@ import {
   parseMessageAddress,
   readRecord,
   recordHashOf,
+  traced,
   verifyCertificate,
   type CanonicalAddress,
   type CheckedGuidance,
@@ -162,7 +163,9 @@ export class Posts {
     // send to a group leaves no GENESIS at the router.
     const capture = await this.capture(subject, [conv]);
     if (address.kind === "group") await this.openGroup(conv, address.members);
-    const { intents, guidance } = await this.bind([conv], [postId], content, { subject, capture });
+    const { intents, guidance } = await traced("bind", () =>
+      this.bind([conv], [postId], content, { subject, capture }),
+    );
     const delivery = this.deliver(intents[0]!);
     return guidance === undefined ? { delivery } : { delivery, guidance };
   }
@@ -178,9 +181,9 @@ export class Posts {
     const members = othersOf(this.deps.self, address);
     const convs = members.map((member) => directConversation(this.deps.self, member));
     const postIds = members.map(() => mintId("post"));
-    const { intents, guidance } = await this.bind(convs, postIds, content, {
-      subject: subjectOfSend(this.deps.self, address, postIds[0]!, content),
-    });
+    const { intents, guidance } = await traced("bind", () =>
+      this.bind(convs, postIds, content, { subject: subjectOfSend(this.deps.self, address, postIds[0]!, content) }),
+    );
     const deliveries = members.map((member, i) => ({ member, delivery: this.deliver(intents[i]!) }));
     return guidance === undefined ? { deliveries } : { deliveries, guidance };
   }

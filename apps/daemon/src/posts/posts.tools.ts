@@ -8,9 +8,10 @@ import {
   RuntimeSendOptionsSchema,
   SEND_OPTIONS_META_KEY,
   SEND_REFUSED_CODE,
+  traced,
 } from "@social-harness/protocol";
 import * as z from "zod";
-import { defineTool, INVALID_PARAMS, ToolRefusal } from "../mcp/tool.js";
+import { defineTool, INVALID_PARAMS, ToolRefusal, type ToolDefinition } from "../mcp/tool.js";
 import { refusalOf } from "../mcp/refusals.js";
 import type { DaemonMetrics } from "../metrics/daemon-metrics.js";
 import type { TextSender } from "./semantic-send.js";
@@ -35,8 +36,8 @@ function reasonOf(error: unknown): string {
     : "outcome-unknown";
 }
 
-export function sendMessageTool(send: TextSender, metrics?: SendMetrics) {
-  return defineTool({
+export function sendMessageTool(send: TextSender, metrics?: SendMetrics): ToolDefinition {
+  const tool = defineTool({
     name: "send_message",
     title: "Send a message",
     description:
@@ -72,4 +73,6 @@ export function sendMessageTool(send: TextSender, metrics?: SendMetrics) {
         detail: `the send completed with a result that failed the tool's output schema (${issues})`,
       }),
   });
+  // One post is one trace; its root span covers the whole send (packages/protocol/src/tracing.ts).
+  return { ...tool, run: (args, ctx) => traced("send", () => tool.run(args, ctx)) };
 }

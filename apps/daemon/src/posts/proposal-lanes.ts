@@ -5,7 +5,7 @@
  * moved, a proposal was refused, an answer was lost), the lane drains what is in flight and starts
  * again from the head, with the intents that were not certified in their original order.
  */
-import { recordHashOf } from "@social-harness/protocol";
+import { activeTrace, recordHashOf, withinTrace, type TraceContext } from "@social-harness/protocol";
 import type { IntentRow } from "./intents.store.js";
 import type { ProposalAnswer, RouterAnswer } from "./router-port.js";
 
@@ -36,6 +36,8 @@ interface Waiting<R> {
   readonly order: number;
   readonly intent: IntentRow;
   attempts: number;
+  /** The send's trace, when tracing: its proposal is a child of the send, not of the pump's caller. */
+  readonly trace: TraceContext | undefined;
   resolve(result: R): void;
   reject(error: unknown): void;
 }
@@ -76,7 +78,7 @@ export class ProposalLanes<R> {
       this.lanes.set(intent.conv, lane);
     }
     const result = new Promise<R>((resolve, reject) => {
-      lane.queue.push({ order: this.order++, intent, attempts: 0, resolve, reject });
+      lane.queue.push({ order: this.order++, intent, attempts: 0, trace: activeTrace(), resolve, reject });
     });
     void this.pump(intent.conv, lane);
     return result;
@@ -115,7 +117,10 @@ export class ProposalLanes<R> {
       }
       lane.tail = signed.hash ?? recordHashOf(signed.bytes);
       lane.inFlight++;
-      const answered = this.deps.propose(signed);
+      const answered =
+        waiting.trace === undefined
+          ? this.deps.propose(signed)
+          : withinTrace(waiting.trace, () => this.deps.propose(signed));
       // Settle in send order: a certificate stored before the records it follows keeps the chain.
       lane.settling = lane.settling.then(() => this.answer(conv, lane, waiting, signed, answered));
     }

@@ -8,12 +8,13 @@
  * bound intents are proposed again.
  * Co-signing requests for a group's GENESIS are answered here too.
  */
-import { hop, type RecordFrame, type SigningKey } from "@social-harness/protocol";
+import { hop, tracingOn, type RecordFrame, type SigningKey } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import type { History } from "../history/history.service.js";
 import type { Ingress } from "../ingress/ingress.service.js";
 import { cosignGenesis } from "../posts/cosign.js";
 import { acknowledge } from "./acknowledgments.js";
+import { ingressStored } from "./ingress-spans.js";
 import type { LinkConsumer, RouterLink } from "./router-link.js";
 
 export interface RecordFeedDeps {
@@ -88,6 +89,7 @@ export class RecordFeed implements LinkConsumer {
   private async receive(frames: RecordFrame[]): Promise<void> {
     const outcomes = await this.deps.ingress.receiveAll(frames);
     hop("ingress.stored");
+    if (tracingOn()) ingressStored(frames);
     const durable = this.deps.durable();
     this.acking = this.acking
       .then(() => durable)

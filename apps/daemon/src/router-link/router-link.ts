@@ -12,16 +12,20 @@ import {
   LINK_PROTOCOL,
   linkAuthMessage,
   MAX_FRAME_BYTES,
+  startSpan,
+  tracingOn,
   type ClientFrame,
   type LinkRefusal,
   type RecordFrame,
   type ResolvedAgent,
   type RouterFrame,
   type SigningKey,
+  type TraceSpan,
 } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import WebSocket from "ws";
 import type { RouterKey } from "../identity/router-key.js";
+import { ingressArrived } from "./ingress-spans.js";
 
 /** Why the link cannot carry a request right now. */
 export type LinkState = "connecting" | "ready" | "offline" | "not-registered" | "version-mismatch" | "router-untrusted";
@@ -232,6 +236,7 @@ export class RouterLink {
       }
       case "record":
         hop("router-link.record-received");
+        if (tracingOn()) ingressArrived(frame);
         this.enqueue((consumer) => consumer.onRecord(frame));
         return;
       case "cosign-request":
@@ -348,11 +353,31 @@ export class RouterLink {
   async propose(record: Uint8Array, signature: Uint8Array): Promise<ProposalAnswer> {
     await this.bound();
     hop("posts.intent-fsynced");
-    const answer = await this.request<ProposalAnswer>((id) => {
-      hop("posts.proposal-written");
-      return { t: "propose", id, record, signature };
-    });
+    let span: TraceSpan | undefined;
+    let answer: ProposalAnswer;
+    try {
+      answer = await this.request<ProposalAnswer>((id) => {
+        hop("posts.proposal-written");
+        // The span's context goes to the router in the frame, beside the signed record (never in it).
+        span = startSpan("propose");
+        const traceparent = span?.traceparent;
+        return traceparent === undefined
+          ? { t: "propose", id, record, signature }
+          : { t: "propose", id, record, signature, traceparent };
+      });
+    } catch (error) {
+      span?.end(error);
+      throw error;
+    }
     hop("router-link.certified-received");
+    if (span !== undefined && answer.t === "certified") {
+      span.setAttributes({
+        "social_harness.conv": answer.conv,
+        "social_harness.seq": answer.seq,
+        "social_harness.record": answer.record,
+      });
+    }
+    span?.end();
     return answer;
   }
 

@@ -20,10 +20,14 @@ export class Network {
 
   static async start(
     names: readonly string[],
-    options: Partial<DaemonOptions> & { database?: string; routerArgs?: readonly string[] } = {},
+    options: Partial<DaemonOptions> & {
+      database?: string;
+      routerArgs?: readonly string[];
+      routerEnv?: NodeJS.ProcessEnv;
+    } = {},
   ): Promise<Network> {
     const network = new Network(
-      await RouterProcess.start({ database: options.database, extraArgs: options.routerArgs }),
+      await RouterProcess.start({ database: options.database, extraArgs: options.routerArgs, env: options.routerEnv }),
     );
     await Promise.all(names.map((name) => network.add(name, options)));
     return network;

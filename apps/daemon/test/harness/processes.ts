@@ -42,13 +42,19 @@ export class RouterProcess {
   ) {}
 
   static async start(
-    options: { dataDir?: string; database?: string; listen?: string; extraArgs?: readonly string[] } = {},
+    options: {
+      dataDir?: string;
+      database?: string;
+      listen?: string;
+      extraArgs?: readonly string[];
+      env?: NodeJS.ProcessEnv;
+    } = {},
   ): Promise<RouterProcess> {
     const dataDir = options.dataDir ?? tempDir("router");
     const args = ["router", "--data", dataDir, "--listen", options.listen ?? "127.0.0.1:0"];
     if (options.database !== undefined) args.push("--database", options.database);
     args.push(...(options.extraArgs ?? []));
-    const { proc, ready } = run(args);
+    const { proc, ready } = run(args, options.env);
     const line = await ready;
     return new RouterProcess(proc, line.router as string, dataDir, args, line.metrics as string | undefined);
   }

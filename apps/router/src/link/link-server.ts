@@ -19,6 +19,8 @@ import {
   linkAuthMessage,
   MAX_FRAME_BYTES,
   membersOfConversation,
+  rememberSpan,
+  startSpan,
   verifySignature,
   type AdmissionRefusal,
   type ClientFrame,
@@ -273,10 +275,26 @@ export class LinkServer {
       }
       case "propose": {
         const started = performance.now();
+        // Tracing: a child of the author's propose span, whose context the frame carries.
+        const span = startSpan("certify", frame.traceparent, { "social_harness.author": session.name });
         const outcome = await appendPost(this.deps, this.deps.appends, session, frame.record, frame.signature);
         // The author's answer leaves first; the pushes to the members follow it.
         answerProposal(session, frame.id, outcome, started, this.deps.metrics);
         if (outcome.kind === "certified") session.answeredOwn(outcome.record.conv, outcome.record.seq);
+        if (span !== undefined) {
+          span.setAttributes({ "social_harness.outcome": outcome.kind });
+          if (outcome.kind === "certified") {
+            const { conv, seq, hash } = outcome.record;
+            span.setAttributes({
+              "social_harness.conv": conv,
+              "social_harness.seq": seq,
+              "social_harness.record": hash,
+            });
+            // The pushes of the certified record hang under this span (session.ts).
+            rememberSpan(hash, span);
+          }
+          span.end();
+        }
         publishCommitted(this.deps, outcome);
         return;
       }

@@ -3,7 +3,16 @@
  * records leave in sequence order, from the daemon's own cursor; at most WINDOW records wait for
  * the daemon's acknowledgment (sent only after its commit), which bounds a large catch-up.
  */
-import { decodeSignatureList, encodeFrame, hop, type RecordFrame, type RouterFrame } from "@social-harness/protocol";
+import {
+  continueSpan,
+  decodeSignatureList,
+  encodeFrame,
+  hop,
+  tracingOn,
+  type RecordFrame,
+  type RouterFrame,
+  type TraceSpan,
+} from "@social-harness/protocol";
 import type { Socket } from "node:net";
 import type { Logger } from "pino";
 import type { WebSocket } from "ws";
@@ -32,6 +41,27 @@ function frameBytes(record: StoredRecord): Uint8Array {
     encodedFrames.set(record, bytes);
   }
   return bytes;
+}
+
+/**
+ * Tracing: a `push` span per member under the record's `certify` span, its context carried in this
+ * member's frame (so that frame is encoded for this member alone); undefined for an untraced record.
+ */
+function tracedPush(record: StoredRecord, member: string): { span: TraceSpan; bytes: Uint8Array } | undefined {
+  const span = continueSpan("push", record.hash, { "social_harness.member": member }, false);
+  if (span === undefined) return undefined;
+  const traceparent = span.traceparent;
+  if (traceparent === undefined) return { span, bytes: frameBytes(record) };
+  const frame: RecordFrame = {
+    t: "record",
+    conv: record.conv,
+    seq: record.seq,
+    record: new Uint8Array(record.bytes),
+    signatures: decodeSignatureList(record.signatures),
+    certificate: new Uint8Array(record.certificate),
+    traceparent,
+  };
+  return { span, bytes: encodeFrame(frame) };
 }
 
 export class LinkSession {
@@ -202,8 +232,10 @@ export class LinkSession {
           rewound = true;
           break;
         }
-        this.sendBytes(frameBytes(record));
+        const push = tracingOn() ? tracedPush(record, this.name) : undefined;
+        this.sendBytes(push?.bytes ?? frameBytes(record));
         hop("router.record-pushed", this.name);
+        push?.span.end();
         this.unacked++;
         this.sent?.set(conv, record.seq);
       }
