@@ -12,6 +12,7 @@ import pg from "pg";
 import { allGatherVersusGroupPost } from "./all-gather.js";
 import { printAnatomy, sendAnatomy } from "./anatomy.js";
 import { cpuPerOperation, printCosts, type OperationCost } from "./cpu.js";
+import { skeletonCostPerPost } from "./skeleton-floor.js";
 import { callgrindMeter, callgrindWrap, cpuMeter } from "./meter.js";
 import { daemonMemory, postsPerSecond, readInboxP50, sendLatency } from "./daemons.js";
 import { measureFloors, type Floors } from "./floors.js";
@@ -128,6 +129,28 @@ async function main(): Promise<void> {
       hopRow("sender", f.sign, "1 sign");
       hopRow("router", f.sign + f.verify, "1 verify + 1 sign");
       hopRow("recipient", 2 * f.verify, "2 verify");
+      // The platform floor: three processes doing only what any Node code of this design must.
+      const skeleton = await skeletonCostPerPost(net.root, cpuLoad.posts, cpuLoad.inFlight);
+      const skeletonTotal = skeleton.sender + skeleton.router + skeleton.recipient;
+      rows.push(
+        row(
+          "CPU per direct post, sender + router + recipient",
+          total,
+          ms,
+          { name: "platform floor (bench/skeleton.ts: HTTP, WS, SQLite, ed25519 only)", value: skeletonTotal },
+          "the nearest achievable",
+        ),
+      );
+      for (const label of ["sender", "router", "recipient"] as const)
+        rows.push(
+          row(
+            `CPU per direct post, ${label}`,
+            of(label),
+            ms,
+            { name: `platform floor, ${label}`, value: skeleton[label] },
+            "the nearest achievable",
+          ),
+        );
       extraCosts.push(...costs);
     });
     await section("anatomy", rows, async () => {

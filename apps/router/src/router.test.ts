@@ -127,6 +127,30 @@ describe.each(["sqlite", "postgres"] as const)("router on %s", (dialect) => {
     expect(second.seq).toBe(2);
   });
 
+  it("pushes an author its own post only when its link asks for echoes (echoOwn)", async () => {
+    const quiet = await RawLink.authenticated(router.url, "echo-a", undefined, undefined, false);
+    links.push(quiet);
+    const echoed = await link("echo-b");
+    for (const l of [quiet, echoed]) {
+      l.send({ t: "sync", cursors: {} });
+      await l.next((f) => f.t === "synced");
+    }
+    const conv = "direct:echo-a,echo-b";
+    const first = (await quiet.propose(quiet.draft(conv, null, "one"))) as Certified;
+    const second = (await quiet.propose(quiet.draft(conv, first.record, "two"))) as Certified;
+    expect([first.seq, second.seq]).toEqual([1, 2]);
+    for (const seq of [1, 2]) {
+      expect(await echoed.next((f) => f.t === "record" && f.seq === seq)).toMatchObject({ conv, seq });
+      echoed.send({ t: "ack", conv, seq });
+    }
+    const third = (await echoed.propose(echoed.draft(conv, second.record, "three"))) as Certified;
+    expect(third.seq).toBe(3);
+    // The author that asked for no echoes is pushed the other member's post, and nothing before it.
+    expect(await quiet.next((f) => f.t === "record")).toMatchObject({ conv, seq: 3 });
+    // A link that did not ask is pushed its own post as before.
+    expect(await echoed.next((f) => f.t === "record")).toMatchObject({ conv, seq: 3 });
+  });
+
   it("returns the existing certificate for a PostId already certified", async () => {
     const a = await link("idem-a");
     await link("idem-b");

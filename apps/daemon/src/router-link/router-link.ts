@@ -62,11 +62,7 @@ export interface LinkConsumer {
   onRecord(frame: RecordFrame): Promise<void>;
   onCosignRequest(request: string, record: Uint8Array): Promise<void>;
   onSynced(): void;
-  /**
-   * The router certified a post of ours whose proposal no longer waits for the answer (it timed
-   * out): the router counts that record as ours already and will not push it, so the consumer
-   * asks for the conversation again from its own cursor.
-   */
+  /** A certificate came for a proposal that timed out: the router will not push that post. */
   onUnclaimedCertificate(conv: string): void;
 }
 
@@ -298,9 +294,7 @@ export class RouterLink {
       name: this.options.name,
       publicKey: this.options.key.publicKey,
       signature: this.options.key.sign(linkAuthMessage(frame.nonce, this.options.name)),
-      // Our posts are stored from their certificates (posts.service); the record feed orders
-      // what is pushed after them (record-feed.ts).
-      echoOwn: false,
+      echoOwn: false, // our posts are stored from their certificates (record-feed.ts)
       ...(this.options.registrationToken === undefined ? {} : { registrationToken: this.options.registrationToken }),
     });
   }

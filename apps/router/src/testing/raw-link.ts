@@ -58,9 +58,10 @@ export class RawLink {
     name: string,
     key?: SigningKey,
     registrationToken?: string,
+    echoOwn?: boolean,
   ): Promise<RawLink> {
     const link = await RawLink.open(url, name, key);
-    const answer = await link.authenticate(LINK_PROTOCOL, link.key, registrationToken);
+    const answer = await link.authenticate(LINK_PROTOCOL, link.key, registrationToken, echoOwn);
     if (answer.t !== "authenticated") throw new Error(`authentication refused: ${JSON.stringify(answer)}`);
     return link;
   }
@@ -92,6 +93,7 @@ export class RawLink {
     protocol = LINK_PROTOCOL,
     signer: SigningKey = this.key,
     registrationToken?: string,
+    echoOwn?: boolean,
   ): Promise<RouterFrame> {
     const nonce = this.challenge!.nonce;
     this.send({
@@ -101,6 +103,7 @@ export class RawLink {
       publicKey: this.key.publicKey,
       signature: signer.sign(linkAuthMessage(nonce, this.name)),
       ...(registrationToken === undefined ? {} : { registrationToken }),
+      ...(echoOwn === undefined ? {} : { echoOwn }),
     });
     return this.next((f) => f.t === "authenticated" || f.t === "link-error");
   }

@@ -1,0 +1,207 @@
+/**
+ * The platform floor of a direct post: three processes that do only what any Node implementation
+ * of this design must do for one post, and nothing of ours. The sender serves a JSON POST (the MCP
+ * call), binds the intent in SQLite and makes it durable, signs, proposes over a WebSocket and,
+ * on the certificate, verifies it, stores the record and answers. The router verifies, stores the
+ * record durably, signs a certificate, answers the author and pushes to the recipient. The
+ * recipient verifies author and certificate, stores the record and the inbox item durably and
+ * acknowledges. Commits are grouped per event-loop turn, as ours are; no schema, no CBOR, no
+ * logging, no MCP envelope beyond JSON.parse. Its CPU per post, per process, is the nearest any
+ * code on this stack could come to; the bench prints ours beside it.
+ *
+ * Run as a child: `node skeleton.js router <dir>` | `sender <dir> <routerPort>` |
+ * `recipient <dir> <routerPort>`; each prints its port (or "ready") on stdout.
+ */
+import Database from "better-sqlite3";
+import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
+import { openSync, fdatasync } from "node:fs";
+import { createServer } from "node:http";
+import path from "node:path";
+import { WebSocket, WebSocketServer } from "ws";
+
+const [role, dir, routerPort] = process.argv.slice(2);
+
+/**
+ * A WAL database at synchronous=NORMAL whose writes are grouped: each turn of the event loop's
+ * writes run in one transaction, made durable by one fdatasync of the WAL, then their callbacks run.
+ */
+function database(file: string, schema: string) {
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.exec(schema);
+  const wal = openSync(`${file}-wal`, "r");
+  let writes: (() => void)[] = [];
+  let thens: (() => void)[] = [];
+  const commitAll = db.transaction((batch: (() => void)[]) => {
+    for (const write of batch) write();
+  });
+  const commit = (write: () => void, then: () => void) => {
+    writes.push(write);
+    thens.push(then);
+    if (writes.length > 1) return;
+    setImmediate(() => {
+      const batch = writes;
+      const done = thens;
+      writes = [];
+      thens = [];
+      commitAll(batch);
+      fdatasync(wal, () => {
+        for (const next of done) next();
+      });
+    });
+  };
+  return { db, commit };
+}
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest();
+
+/** Frames: 1 byte kind, 4 bytes id, then the payload (record | signature), fixed layouts. */
+const PROPOSE = 1;
+const CERTIFIED = 2;
+const RECORD = 3;
+const ACK = 4;
+
+function frame(kind: number, id: number, ...parts: Uint8Array[]): Buffer {
+  const head = Buffer.alloc(5);
+  head[0] = kind;
+  head.writeUInt32BE(id, 1);
+  return Buffer.concat([head, ...parts]);
+}
+
+/** Every role's key from a fixed seed, so each process knows the others' public keys. */
+function keyPair(seed: number): { privateKey: KeyObject; publicKey: KeyObject } {
+  // PKCS#8 for an ed25519 seed: a fixed 16-byte prefix, then the 32 bytes.
+  const der = Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), Buffer.alloc(32, seed)]);
+  const privateKey = createPrivateKey({ key: der, format: "der", type: "pkcs8" });
+  return { privateKey, publicKey: createPublicKey(privateKey) };
+}
+
+const SENDER = keyPair(1);
+const ROUTER = keyPair(2);
+
+function runRouter(): void {
+  const { db, commit } = database(
+    path.join(dir!, "router.db"),
+    "CREATE TABLE IF NOT EXISTS records (conv TEXT, seq INTEGER, hash BLOB, bytes BLOB, certificate BLOB, PRIMARY KEY (conv, seq))",
+  );
+  const insert = db.prepare("INSERT INTO records (conv, seq, hash, bytes, certificate) VALUES (?, ?, ?, ?, ?)");
+  let seq = 0;
+  let recipient: WebSocket | undefined;
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
+  wss.on("connection", (socket, request) => {
+    if (request.url === "/recipient") recipient = socket;
+    socket.on("message", (data: Buffer) => {
+      if (data[0] !== PROPOSE) return;
+      const id = data.readUInt32BE(1);
+      const record = data.subarray(5, data.length - 64);
+      const signature = data.subarray(data.length - 64);
+      if (!verify(null, record, SENDER.publicKey, signature)) return;
+      const hash = sha256(record);
+      const at = ++seq;
+      const certificate = sign(null, Buffer.concat([hash, Buffer.from(String(at))]), ROUTER.privateKey);
+      commit(
+        () => insert.run("direct:a,b", at, hash, record, certificate),
+        () => {
+          socket.send(frame(CERTIFIED, id, certificate));
+          recipient?.send(frame(RECORD, at, record, signature, certificate));
+        },
+      );
+    });
+  });
+  wss.once("listening", () => console.log((wss.address() as { port: number }).port));
+}
+
+function runSender(): void {
+  const { db, commit } = database(
+    path.join(dir!, "sender.db"),
+    `CREATE TABLE IF NOT EXISTS intents (post_id TEXT PRIMARY KEY, content TEXT, state TEXT);
+     CREATE TABLE IF NOT EXISTS records (seq INTEGER PRIMARY KEY, hash BLOB, bytes BLOB, certificate BLOB)`,
+  );
+  const bind = db.prepare("INSERT INTO intents (post_id, content, state) VALUES (?, ?, 'bound')");
+  const store = db.prepare("INSERT INTO records (seq, hash, bytes, certificate) VALUES (?, ?, ?, ?)");
+  const settle = db.prepare("UPDATE intents SET state = 'certified' WHERE post_id = ?");
+  const link = new WebSocket(`ws://127.0.0.1:${routerPort}/sender`, { perMessageDeflate: false });
+  const waiting = new Map<number, (certificate: Buffer) => void>();
+  let nextId = 0;
+  let seq = 0;
+  link.on("message", (data: Buffer) => {
+    if (data[0] !== CERTIFIED) return;
+    const id = data.readUInt32BE(1);
+    waiting.get(id)?.(data.subarray(5));
+    waiting.delete(id);
+  });
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const call = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: number; params: { text: string } };
+      const postId = `post_${process.hrtime.bigint()}`;
+      const record = Buffer.from(JSON.stringify({ author: "agent:a", postId, text: call.params.text }));
+      commit(
+        () => bind.run(postId, call.params.text),
+        () => {
+          const signature = sign(null, record, SENDER.privateKey);
+          const id = nextId++;
+          waiting.set(id, (certificate) => {
+            const hash = sha256(record);
+            const at = ++seq;
+            if (!verify(null, Buffer.concat([hash, Buffer.from(String(at))]), ROUTER.publicKey, certificate)) {
+              res.writeHead(500).end();
+              return;
+            }
+            // The answer need not wait for this commit's fsync: the intent is durable and the
+            // router holds the record (ours answers the same way).
+            commit(
+              () => {
+                store.run(at, hash, record, certificate);
+                settle.run(postId);
+              },
+              () => undefined,
+            );
+            res
+              .writeHead(200, { "content-type": "application/json" })
+              .end(JSON.stringify({ jsonrpc: "2.0", id: call.id, result: { postId, seq: at } }));
+          });
+          link.send(frame(PROPOSE, id, record, signature));
+        },
+      );
+    });
+  });
+  link.once("open", () =>
+    server.listen(0, "127.0.0.1", () => console.log((server.address() as { port: number }).port)),
+  );
+}
+
+function runRecipient(): void {
+  const { db, commit } = database(
+    path.join(dir!, "recipient.db"),
+    `CREATE TABLE IF NOT EXISTS records (seq INTEGER PRIMARY KEY, hash BLOB, bytes BLOB, certificate BLOB);
+     CREATE TABLE IF NOT EXISTS inbox (token TEXT PRIMARY KEY, seq INTEGER, state TEXT)`,
+  );
+  const store = db.prepare("INSERT INTO records (seq, hash, bytes, certificate) VALUES (?, ?, ?, ?)");
+  const admit = db.prepare("INSERT INTO inbox (token, seq, state) VALUES (?, ?, 'pending')");
+  const link = new WebSocket(`ws://127.0.0.1:${routerPort}/recipient`, { perMessageDeflate: false });
+  link.on("message", (data: Buffer) => {
+    if (data[0] !== RECORD) return;
+    const seq = data.readUInt32BE(1);
+    const record = data.subarray(5, data.length - 128);
+    const signature = data.subarray(data.length - 128, data.length - 64);
+    const certificate = data.subarray(data.length - 64);
+    const hash = sha256(record);
+    if (!verify(null, record, SENDER.publicKey, signature)) return;
+    if (!verify(null, Buffer.concat([hash, Buffer.from(String(seq))]), ROUTER.publicKey, certificate)) return;
+    commit(
+      () => {
+        store.run(seq, hash, record, certificate);
+        admit.run(`dt_${seq}`, seq);
+      },
+      () => link.send(frame(ACK, seq)),
+    );
+  });
+  link.once("open", () => console.log("ready"));
+}
+
+if (role === "router") runRouter();
+else if (role === "sender") runSender();
+else if (role === "recipient") runRecipient();
