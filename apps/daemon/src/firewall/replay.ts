@@ -13,7 +13,7 @@ import {
   type RecordFields,
 } from "@social-harness/protocol";
 import { projectRecord } from "../ingress/projection.js";
-import { subjectOfSend } from "../posts/checked-binding.js";
+import { subjectOfSend } from "../posts/send-subject.js";
 import type { StoredRecordRow } from "../history/history.store.js";
 import type { CheckRecord } from "./checks.store.js";
 import type { CompiledPolicy } from "./engine.js";
