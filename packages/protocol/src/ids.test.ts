@@ -11,6 +11,15 @@ describe("opaque ids", () => {
     expect(mintId("delivery")).not.toBe(token);
   });
 
+  it("mints distinct canonical ids across many refills of its random pool", () => {
+    const ids = Array.from({ length: 1_000 }, () => mintId("post"));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.every((id) => isId("post", id))).toBe(true);
+    // No two ids share their bytes in part: each takes its own 32 bytes of the pool.
+    const bodies = new Set(ids.map((id) => id.slice(4, 20)));
+    expect(bodies.size).toBe(ids.length);
+  });
+
   it("refuses a non-canonical alias of the same bytes", () => {
     const token = mintId("delivery");
     const body = token.slice(4);

@@ -26,6 +26,9 @@ export const SendMessageOutput = z.strictObject({
   guidance: CheckedGuidanceSchema.optional(),
 });
 
+/** Built once: a zod schema made per call costs more than the check itself. */
+const OptionalSendOptions = RuntimeSendOptionsSchema.optional();
+
 /** The metrics a send reports: its refusal reason ("none" when sent) and its duration. */
 export type SendMetrics = Pick<DaemonMetrics, "sendFinished">;
 
@@ -49,7 +52,7 @@ export function sendMessageTool(send: TextSender, metrics?: SendMetrics): ToolDe
     output: SendMessageOutput,
     principals: ["runtime"],
     async run(args, ctx) {
-      const options = RuntimeSendOptionsSchema.optional().safeParse(ctx.meta?.[SEND_OPTIONS_META_KEY]);
+      const options = OptionalSendOptions.safeParse(ctx.meta?.[SEND_OPTIONS_META_KEY]);
       if (!options.success) {
         throw new ToolRefusal(
           INVALID_PARAMS,

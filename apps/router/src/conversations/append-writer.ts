@@ -63,11 +63,19 @@ function workerUrl(): URL {
   return new URL(url.href.replace(/\/src\/conversations\/([^/]+)$/, "/dist/conversations/$1"));
 }
 
+/**
+ * The bytes alone: a record decoded from a frame is a view into the socket's read buffer, and
+ * postMessage clones a view's whole backing buffer (64 KiB for one 400-byte record).
+ */
+function compact(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+}
+
 /** A batch as the writer thread takes it: the signature lists encoded once, here. */
 function wireOf(input: HeadCommit): WireCommit {
   return {
     conv: input.conv,
-    bytes: input.bytes,
+    bytes: compact(input.bytes),
     hash: input.hash,
     prev: input.prev,
     author: input.author,
