@@ -26,18 +26,23 @@ const PAGE = 256;
 /** Each record's frame, encoded once for every member it is pushed to. */
 const encodedFrames = new WeakMap<StoredRecord, Uint8Array>();
 
+/** A stored record's push frame, with a member's trace context when it has one. */
+function recordFrame(record: StoredRecord, traceparent?: string): RecordFrame {
+  return {
+    t: "record",
+    conv: record.conv,
+    seq: record.seq,
+    record: new Uint8Array(record.bytes),
+    signatures: decodeSignatureList(record.signatures),
+    certificate: new Uint8Array(record.certificate),
+    ...(traceparent === undefined ? {} : { traceparent }),
+  };
+}
+
 function frameBytes(record: StoredRecord): Uint8Array {
   let bytes = encodedFrames.get(record);
   if (bytes === undefined) {
-    const frame: RecordFrame = {
-      t: "record",
-      conv: record.conv,
-      seq: record.seq,
-      record: new Uint8Array(record.bytes),
-      signatures: decodeSignatureList(record.signatures),
-      certificate: new Uint8Array(record.certificate),
-    };
-    bytes = encodeFrame(frame);
+    bytes = encodeFrame(recordFrame(record));
     encodedFrames.set(record, bytes);
   }
   return bytes;
@@ -52,16 +57,7 @@ function tracedPush(record: StoredRecord, member: string): { span: TraceSpan; by
   if (span === undefined) return undefined;
   const traceparent = span.traceparent;
   if (traceparent === undefined) return { span, bytes: frameBytes(record) };
-  const frame: RecordFrame = {
-    t: "record",
-    conv: record.conv,
-    seq: record.seq,
-    record: new Uint8Array(record.bytes),
-    signatures: decodeSignatureList(record.signatures),
-    certificate: new Uint8Array(record.certificate),
-    traceparent,
-  };
-  return { span, bytes: encodeFrame(frame) };
+  return { span, bytes: encodeFrame(recordFrame(record, traceparent)) };
 }
 
 export class LinkSession {
