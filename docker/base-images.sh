@@ -15,6 +15,10 @@ NODE_IMAGE=node:24-bookworm-slim
 POSTGRES_IMAGE=postgres:15-bookworm
 cache=${SOCIAL_HARNESS_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/social-harness/images}
 mkdir -p "$cache"
+# One build at a time per cache: two runs on one machine (two checkouts' tests) would otherwise
+# delete and refill the same Node context under each other.
+exec 9>"$cache/.lock"
+flock 9
 
 say() { printf 'base-images: %s\n' "$*" >&2; }
 key_of() { printf '%s\n' "$@" | sha256sum | cut -c1-16; }
