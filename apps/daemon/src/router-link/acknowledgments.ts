@@ -14,7 +14,7 @@ export async function acknowledge(
   frames: readonly RecordFrame[],
   outcomes: Awaited<ReturnType<Ingress["receiveAll"]>>,
 ): Promise<void> {
-  const { link, history } = deps;
+  const { link } = deps;
   const gaps = new Set<string>();
   for (const [i, outcome] of outcomes.entries()) {
     const { conv, seq } = frames[i]!;
@@ -32,8 +32,14 @@ export async function acknowledge(
         break;
     }
   }
-  if (gaps.size === 0) return;
-  // Ask again for each conversation with a hole, from what this daemon holds.
-  const cursors = await history.cursors();
-  for (const conv of gaps) link.send({ t: "sync", cursors: { [conv]: cursors[conv] ?? 0 } });
+  if (gaps.size > 0) await askAgain(deps, gaps);
+}
+
+/** Asks the router for each conversation again, from what this daemon holds of it. */
+export async function askAgain(
+  deps: { readonly link: RouterLink; readonly history: History },
+  convs: Iterable<string>,
+): Promise<void> {
+  const cursors = await deps.history.cursors();
+  for (const conv of convs) deps.link.send({ t: "sync", cursors: { [conv]: cursors[conv] ?? 0 } });
 }

@@ -13,7 +13,7 @@ import type { Logger } from "pino";
 import type { History } from "../history/history.service.js";
 import type { Ingress } from "../ingress/ingress.service.js";
 import { cosignGenesis } from "../posts/cosign.js";
-import { acknowledge } from "./acknowledgments.js";
+import { acknowledge, askAgain } from "./acknowledgments.js";
 import { ingressStored } from "./ingress-spans.js";
 import type { LinkConsumer, RouterLink } from "./router-link.js";
 
@@ -115,10 +115,8 @@ export class RecordFeed implements LinkConsumer {
   }
 
   onUnclaimedCertificate(conv: string): void {
-    const { link, history, log } = this.deps;
-    history.cursors().then(
-      (cursors) => link.send({ t: "sync", cursors: { [conv]: cursors[conv] ?? 0 } }),
-      (error: unknown) => log.error({ err: error, conv }, "could not read cursors"),
+    askAgain(this.deps, [conv]).catch((error: unknown) =>
+      this.deps.log.error({ err: error, conv }, "could not read cursors"),
     );
   }
 
