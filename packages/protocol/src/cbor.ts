@@ -3,10 +3,12 @@
  * Encoding refuses what has no single spelling (undefined, NaN, ±Infinity, unsafe integers,
  * ill-formed strings). Decoding is strict and then proves the bytes canonical by re-encoding
  * them: out-of-order keys, over-wide floats, -0 and invalid UTF-8 are all refused that way. The
- * common shapes are first read in one pass that proves them canonical as it goes (cbor-scan.ts).
+ * common shapes are first read in one pass that proves them canonical as it goes (cbor-scan.ts),
+ * and written in one pass (cbor-write.ts).
  */
 import { decode, encode, type DecodeOptions, type EncodeOptions } from "cborg";
 import { scanCanonical } from "./cbor-scan.js";
+import { writeCanonical } from "./cbor-write.js";
 
 /** Frames beyond this are refused before decoding (1 MiB of content plus the envelope). */
 export const MAX_CBOR_BYTES = 2 * 1024 * 1024;
@@ -47,6 +49,8 @@ export class CborError extends Error {
 
 /** Encodes a value deterministically; throws CborError for values with no canonical form. */
 export function encodeCanonical(value: unknown): Uint8Array {
+  const written = writeCanonical(value);
+  if (written !== undefined) return written;
   try {
     return encode(value, ENCODE);
   } catch (cause) {
