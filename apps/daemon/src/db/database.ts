@@ -9,7 +9,7 @@ import { Kysely, SqliteDialect, type Transaction } from "kysely";
 import { Migrator } from "kysely/migration";
 import { withStatementCache, type StatementCounter } from "@social-harness/sqlite";
 import { daemonMigrations } from "./migrations/index.js";
-import { RawStatements } from "./raw-statements.js";
+import { RawStatements, type HeldStatements } from "./raw-statements.js";
 import { countingCommits, WalSync } from "./wal-sync.js";
 import type { PinnedKeysTable, RouterIdentityTable } from "../identity/identity.table.js";
 import type { ConversationsTable, RecordsTable } from "../history/history.table.js";
@@ -107,4 +107,20 @@ export async function relaxedTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>
         ? connection.transaction().execute(fn)
         : sync.relaxed(() => connection.transaction().execute(fn)),
     );
+}
+
+/**
+ * A transaction of prepared statements only (a hot path's): at once, without Kysely, when no
+ * transaction is open on the connection (RawStatements.transactNow), else in Kysely's turn with the
+ * same statements. "relaxed" is relaxedTransaction's promise: safe from a crash, not from power loss.
+ */
+export async function heldTransaction<T>(
+  db: Db,
+  commit: "durable" | "relaxed",
+  fn: (held: HeldStatements) => T,
+): Promise<T> {
+  const raw = RawStatements.of(db);
+  if (raw.idle()) return raw.transactNow(commit === "durable", fn);
+  const body = (trx: Trx) => Promise.resolve(fn(raw.within(trx)));
+  return commit === "durable" ? db.transaction().execute(body) : relaxedTransaction(db, body);
 }

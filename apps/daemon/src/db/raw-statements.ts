@@ -14,6 +14,12 @@ const registry = new WeakMap<object, RawStatements>();
 
 type Handle = Pick<Kysely<unknown>, "isTransaction" | "getExecutor" | "executeQuery">;
 
+/** Statements that run at once, inside a transaction the caller holds (RawStatements.transactNow). */
+export interface HeldStatements {
+  all<Row>(sql: string, parameters: readonly unknown[]): Row[];
+  run(sql: string, parameters: readonly unknown[]): number;
+}
+
 export class RawStatements {
   private readonly statements = new Map<string, Database.Statement>();
 
@@ -46,6 +52,50 @@ export class RawStatements {
 
   private now(db: Handle): boolean {
     return db.isTransaction || !this.sqlite.inTransaction;
+  }
+
+  /** Whether a transaction of our own could begin now: none is open on the connection. */
+  idle(): boolean {
+    return !this.sqlite.inTransaction;
+  }
+
+  /**
+   * Runs `fn` as one transaction, synchronously, on the idle connection: BEGIN … COMMIT with
+   * prepared statements and no await between them, so nothing else can run inside it (Kysely's
+   * lock need not be taken, since no other transaction is open and none can start before this
+   * returns). A durable transaction that wrote counts as a commit for `durable()`; a relaxed one
+   * does not. `fn` throwing rolls the transaction back.
+   */
+  transactNow<T>(durable: boolean, fn: (held: HeldStatements) => T): T {
+    if (this.sqlite.inTransaction) throw new Error("a transaction is already open on this connection");
+    let wrote = false;
+    const held: HeldStatements = {
+      all: <Row>(sql: string, parameters: readonly unknown[]) => this.statement(sql).all(...parameters) as Row[],
+      run: (sql, parameters) => {
+        wrote = true;
+        return this.statement(sql).run(...parameters).changes;
+      },
+    };
+    this.statement("BEGIN").run();
+    let value: T;
+    try {
+      value = fn(held);
+      this.statement("COMMIT").run();
+    } catch (error) {
+      if (this.sqlite.inTransaction) this.statement("ROLLBACK").run();
+      throw error;
+    }
+    if (wrote && durable) this.sync.committedOne(true);
+    return value;
+  }
+
+  /** The same statements inside a Kysely transaction the caller holds (where `transactNow` must wait). */
+  within(trx: Handle): HeldStatements {
+    if (!trx.isTransaction) throw new Error("within() needs a transaction");
+    return {
+      all: <Row>(sql: string, parameters: readonly unknown[]) => this.all<Row>(trx, sql, parameters) as Row[],
+      run: (sql, parameters) => this.run(trx, sql, parameters) as number,
+    };
   }
 
   /** Rows of a read. */

@@ -12,6 +12,7 @@ import {
   type SignatureEntry,
 } from "@social-harness/protocol";
 import type { DaemonStore, DbOrTrx, Trx } from "../db/database.js";
+import { RawStatements, type HeldStatements } from "../db/raw-statements.js";
 import { exportRecord } from "./history-export.js";
 import {
   advanceContiguous,
@@ -20,6 +21,7 @@ import {
   findConversation,
   findHead,
   findRecordAt,
+  recordAtHeld,
   findRecordByHash,
   insertRecord,
   latestRecords,
@@ -51,6 +53,12 @@ export interface ConversationSummary {
   readonly lastAt: number | null;
 }
 
+export interface AppendInput {
+  readonly record: CertifiedRecord;
+  readonly disposition: Disposition;
+  readonly opens?: readonly string[];
+}
+
 export class History {
   constructor(
     private readonly store: DaemonStore,
@@ -68,6 +76,10 @@ export class History {
 
   recordAt(db: DbOrTrx, conv: string, seq: number): Promise<{ hash: string } | undefined> {
     return findRecordAt(db, conv, seq);
+  }
+
+  recordAtHeld(held: HeldStatements, conv: string, seq: number): { hash: string } | undefined {
+    return recordAtHeld(held, conv, seq);
   }
 
   /** The newest stored record of a conversation: what a proposal names as `prev`. */
@@ -99,13 +111,16 @@ export class History {
    * contiguous cursor. `opens` carries the certified members when the conversation may not be
    * stored yet; a known conversation skips that statement.
    */
-  async append(
-    trx: Trx,
-    input: { record: CertifiedRecord; disposition: Disposition; opens?: readonly string[] },
-  ): Promise<void> {
+  append(trx: Trx, input: AppendInput): Promise<void> {
+    this.appendHeld(RawStatements.of(trx).within(trx), input);
+    return Promise.resolve();
+  }
+
+  /** The same, with the statements of a transaction the caller holds (RawStatements.transactNow). */
+  appendHeld(held: HeldStatements, input: AppendInput): void {
     const { record, disposition } = input;
-    if (input.opens !== undefined) await ensureConversation(trx, record.conv, input.opens, this.now());
-    await insertRecord(trx, {
+    if (input.opens !== undefined) ensureConversation(held, record.conv, input.opens, this.now());
+    insertRecord(held, {
       conv: record.conv,
       seq: record.seq,
       hash: record.hash,
@@ -119,7 +134,7 @@ export class History {
       disposition,
       storedAt: this.now(),
     });
-    await advanceContiguous(trx, record.conv, record.seq);
+    advanceContiguous(held, record.conv, record.seq);
   }
 
   /** Owner listing of conversations, by key. */

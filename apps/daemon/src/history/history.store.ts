@@ -2,7 +2,7 @@
 import type { Selectable } from "kysely";
 import type { DbOrTrx } from "../db/database.js";
 import type { RecordsTable } from "./history.table.js";
-import { RawStatements } from "../db/raw-statements.js";
+import { RawStatements, type HeldStatements } from "../db/raw-statements.js";
 
 export interface ConversationRow {
   readonly conv: string;
@@ -43,26 +43,23 @@ export async function findConversation(db: DbOrTrx, conv: string): Promise<Conve
   return { conv: row.conv, members: JSON.parse(row.members) as string[], contiguousSeq: row.contiguous_seq };
 }
 
-export async function ensureConversation(
-  db: DbOrTrx,
-  conv: string,
-  members: readonly string[],
-  now: number,
-): Promise<void> {
-  await RawStatements.of(db).run(
-    db,
+export function ensureConversation(held: HeldStatements, conv: string, members: readonly string[], now: number): void {
+  held.run(
     "INSERT INTO conversations (conv, members, contiguous_seq, created_at) VALUES (?, ?, 0, ?) ON CONFLICT (conv) DO NOTHING",
     [conv, JSON.stringify(members), now],
   );
 }
 
+const SELECT_RECORD_AT = "SELECT hash FROM records WHERE conv = ? AND seq = ?";
+
 export async function findRecordAt(db: DbOrTrx, conv: string, seq: number): Promise<{ hash: string } | undefined> {
-  const rows = await RawStatements.of(db).all<{ hash: string }>(
-    db,
-    "SELECT hash FROM records WHERE conv = ? AND seq = ?",
-    [conv, seq],
-  );
+  const rows = await RawStatements.of(db).all<{ hash: string }>(db, SELECT_RECORD_AT, [conv, seq]);
   return rows[0];
+}
+
+/** The same, inside a transaction the caller holds. */
+export function recordAtHeld(held: HeldStatements, conv: string, seq: number): { hash: string } | undefined {
+  return held.all<{ hash: string }>(SELECT_RECORD_AT, [conv, seq])[0];
 }
 
 export async function findRecordByHash(db: DbOrTrx, hash: string): Promise<StoredRecordRow | undefined> {
@@ -70,9 +67,8 @@ export async function findRecordByHash(db: DbOrTrx, hash: string): Promise<Store
   return row === undefined ? undefined : toStoredRecord(row);
 }
 
-export async function insertRecord(db: DbOrTrx, row: Omit<StoredRecordRow, "id">): Promise<void> {
-  await RawStatements.of(db).run(
-    db,
+export function insertRecord(held: HeldStatements, row: Omit<StoredRecordRow, "id">): void {
+  held.run(
     "INSERT INTO records (conv, seq, hash, kind, author, post_id, at, bytes, signatures, certificate, disposition, " +
       "stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     [
@@ -92,35 +88,27 @@ export async function insertRecord(db: DbOrTrx, row: Omit<StoredRecordRow, "id">
   );
 }
 
-const stepContiguous = (db: DbOrTrx, conv: string, from: number, to: number) =>
-  RawStatements.of(db).run(db, "UPDATE conversations SET contiguous_seq = ? WHERE conv = ? AND contiguous_seq = ?", [
-    to,
-    conv,
-    from,
-  ]);
-const selectStoredAfter = (db: DbOrTrx, conv: string, seq: number) =>
-  RawStatements.of(db).all<{ seq: number }>(
-    db,
-    "SELECT seq FROM records WHERE conv = ? AND seq > ? ORDER BY seq LIMIT 256",
-    [conv, seq],
-  );
+const stepContiguous = (held: HeldStatements, conv: string, from: number, to: number) =>
+  held.run("UPDATE conversations SET contiguous_seq = ? WHERE conv = ? AND contiguous_seq = ?", [to, conv, from]);
+const selectStoredAfter = (held: HeldStatements, conv: string, seq: number) =>
+  held.all<{ seq: number }>("SELECT seq FROM records WHERE conv = ? AND seq > ? ORDER BY seq LIMIT 256", [conv, seq]);
 
 /**
  * After storing the record at `seq`: moves the contiguous cursor over it, and over the records
  * already stored right after it (our own posts can be stored ahead of the records before them).
  */
-export async function advanceContiguous(db: DbOrTrx, conv: string, seq: number): Promise<void> {
-  if ((await stepContiguous(db, conv, seq - 1, seq)) === 0) return;
+export function advanceContiguous(held: HeldStatements, conv: string, seq: number): void {
+  if (stepContiguous(held, conv, seq - 1, seq) === 0) return;
   let cursor = seq;
   for (;;) {
-    const ahead = await selectStoredAfter(db, conv, cursor);
+    const ahead = selectStoredAfter(held, conv, cursor);
     let next = cursor;
     for (const row of ahead) {
       if (row.seq !== next + 1) break;
       next = row.seq;
     }
     if (next === cursor) return;
-    await stepContiguous(db, conv, cursor, next);
+    stepContiguous(held, conv, cursor, next);
     if (next - cursor < ahead.length) return;
     cursor = next;
   }

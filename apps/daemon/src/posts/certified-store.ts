@@ -10,11 +10,11 @@ import {
   type CheckedGuidance,
   type RecordFields,
 } from "@social-harness/protocol";
-import { relaxedTransaction, type Db } from "../db/database.js";
+import { heldTransaction, type Db } from "../db/database.js";
 import type { History } from "../history/history.service.js";
 import type { VerifiedRecords } from "../history/verified-records.js";
 import type { RouterKey } from "../identity/router-key.js";
-import { settleIntent, type IntentRow } from "./intents.store.js";
+import { settleIntent, settleIntentHeld, type IntentRow } from "./intents.store.js";
 import type { Signed } from "./proposal-lanes.js";
 import { refusalReason } from "./router-failures.js";
 import type { ProposalAnswer } from "./router-port.js";
@@ -91,12 +91,12 @@ async function store(
   try {
     // The intent is durably bound; if power fails before this commit reaches the disk, the
     // restart re-proposes it and the router answers with this same record.
-    await relaxedTransaction(deps.db, async (trx) => {
-      const existing = await deps.history.recordAt(trx, answer.conv, answer.seq);
+    await heldTransaction(deps.db, "relaxed", (held) => {
+      const existing = deps.history.recordAtHeld(held, answer.conv, answer.seq);
       if (existing !== undefined && existing.hash !== answer.record)
         throw new Error("a different record is stored at our record's position");
       if (existing === undefined) {
-        await deps.history.append(trx, {
+        deps.history.appendHeld(held, {
           record: {
             conv: answer.conv,
             seq: answer.seq,
@@ -110,7 +110,7 @@ async function store(
           opens: membersOfConversation(answer.conv) ?? [],
         });
       }
-      await settleIntent(trx, intent.postId, "certified", { recordHash: answer.record }, deps.now());
+      settleIntentHeld(held, intent.postId, "certified", { recordHash: answer.record }, deps.now());
     });
   } catch (cause) {
     throw new SendError("outcome-unknown", "the post was certified but could not be stored locally", { cause });

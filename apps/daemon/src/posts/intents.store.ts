@@ -4,28 +4,12 @@
  */
 import { prepared } from "@social-harness/sqlite";
 import type { Kysely } from "kysely";
-import type { DaemonDatabase, Db, DbOrTrx, Trx } from "../db/database.js";
-import { RawStatements } from "../db/raw-statements.js";
+import { heldTransaction, type DaemonDatabase, type Db, type DbOrTrx, type Trx } from "../db/database.js";
+import { RawStatements, type HeldStatements } from "../db/raw-statements.js";
 
-const insertIntent = (db: DbOrTrx, postId: string, conv: string, content: Uint8Array, createdAt: number) =>
-  RawStatements.of(db).run(
-    db,
-    "INSERT INTO intents (post_id, conv, content, state, created_at) VALUES (?, ?, ?, 'bound', ?)",
-    [postId, conv, content, createdAt],
-  );
-const updateIntent = (
-  db: DbOrTrx,
-  postId: string,
-  state: string,
-  recordHash: string | null,
-  detail: string | null,
-  now: number,
-) =>
-  RawStatements.of(db).run(
-    db,
-    "UPDATE intents SET state = ?, record_hash = ?, detail = ?, settled_at = ? WHERE post_id = ? AND state = 'bound'",
-    [state, recordHash, detail, now, postId],
-  );
+const INSERT_INTENT = "INSERT INTO intents (post_id, conv, content, state, created_at) VALUES (?, ?, ?, 'bound', ?)";
+const UPDATE_INTENT =
+  "UPDATE intents SET state = ?, record_hash = ?, detail = ?, settled_at = ? WHERE post_id = ? AND state = 'bound'";
 
 export interface IntentRow {
   readonly postId: string;
@@ -57,13 +41,18 @@ export async function bindDurably(
   confirm?: (trx: Trx) => Promise<boolean>,
 ): Promise<BindOutcome> {
   let inserted = false;
+  const insert = (held: HeldStatements) => {
+    for (const intent of intents)
+      held.run(INSERT_INTENT, [intent.postId, intent.conv, Buffer.from(intent.content), intent.createdAt]);
+    inserted = true;
+  };
   try {
-    await db.transaction().execute(async (trx) => {
-      if (confirm !== undefined && !(await confirm(trx))) throw new StaleCapture();
-      for (const intent of intents)
-        await insertIntent(trx, intent.postId, intent.conv, Buffer.from(intent.content), intent.createdAt);
-      inserted = true;
-    });
+    if (confirm === undefined) await heldTransaction(db, "durable", insert);
+    else
+      await db.transaction().execute(async (trx) => {
+        if (!(await confirm(trx))) throw new StaleCapture();
+        insert(RawStatements.of(trx).within(trx));
+      });
     return { outcome: "bound" };
   } catch (cause) {
     if (cause instanceof StaleCapture) return { outcome: "stale" };
@@ -82,7 +71,24 @@ export async function settleIntent(
   outcome: { recordHash?: string; detail?: string },
   now: number,
 ): Promise<void> {
-  await updateIntent(db, postId, state, outcome.recordHash ?? null, outcome.detail ?? null, now);
+  await RawStatements.of(db).run(db, UPDATE_INTENT, [
+    state,
+    outcome.recordHash ?? null,
+    outcome.detail ?? null,
+    now,
+    postId,
+  ]);
+}
+
+/** The same, inside a transaction the caller holds. */
+export function settleIntentHeld(
+  held: HeldStatements,
+  postId: string,
+  state: "certified" | "refused",
+  outcome: { recordHash?: string; detail?: string },
+  now: number,
+): void {
+  held.run(UPDATE_INTENT, [state, outcome.recordHash ?? null, outcome.detail ?? null, now, postId]);
 }
 
 export async function boundIntents(db: DbOrTrx, conv?: string): Promise<IntentRow[]> {
