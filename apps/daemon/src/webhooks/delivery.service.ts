@@ -144,6 +144,11 @@ export class WebhookDelivery {
   private carried: Carried | undefined;
   /** Counts wakes from the registrations' side; a retire carries nothing across one. */
   private generation = 0;
+  /**
+   * The generation whose registrations can deliver nothing (none, none active, or a lapsed lease):
+   * until a registration changes, a new inbox item need not be looked at.
+   */
+  private undeliverable: number | undefined;
 
   constructor(private readonly deps: DeliveryDeps) {
     this.schedule = scheduleOf(deps.schedule);
@@ -162,7 +167,9 @@ export class WebhookDelivery {
   /** Starts the delivery loop; it runs until `stop`. */
   start(): void {
     if (this.running !== undefined) return;
-    this.unwatch = this.deps.inbox.watch(() => this.nudge());
+    this.unwatch = this.deps.inbox.watch(() => {
+      if (this.undeliverable !== this.generation) this.nudge();
+    });
     this.running = this.loop();
   }
 
@@ -234,10 +241,13 @@ export class WebhookDelivery {
     const carried = this.carried;
     this.carried = undefined;
     const generation = this.generation;
+    this.undeliverable = undefined;
     const subscription = carried?.subscription ?? (await retainedSubscriptions(db))[0];
-    if (subscription === undefined || subscription.state !== "active") return "idle";
-    // An expired lease cannot deliver; a refresh wakes the loop.
-    if (subscription.leaseExpiresAt <= now) return "idle";
+    // No active registration, or an expired lease, cannot deliver; a change to one wakes the loop.
+    if (subscription === undefined || subscription.state !== "active" || subscription.leaseExpiresAt <= now) {
+      this.undeliverable = generation;
+      return "idle";
+    }
 
     let occurrence = carried?.occurrence ?? (await findOccurrence(db, subscription.id));
     if (occurrence !== undefined) {
