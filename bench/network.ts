@@ -14,9 +14,19 @@ const CLI =
   process.env.BENCH_CLI ??
   path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../apps/cli/bin/social-harness.js");
 
-/** BENCH_PROFILE=<dir> writes a CPU profile of every server process into <dir> when it stops. */
+/**
+ * BENCH_PROFILE=<dir> writes a CPU profile of every server process into <dir> when it stops;
+ * BENCH_PROFILE_INTERVAL=<µs> samples more often than V8's default 1,000 µs. BENCH_NODE_ARGS adds
+ * node options to every server process (e.g. V8 flags NODE_OPTIONS refuses), for experiments.
+ */
 const PROFILE = process.env.BENCH_PROFILE;
-const NODE_ARGS = PROFILE === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILE}`];
+const INTERVAL = process.env.BENCH_PROFILE_INTERVAL;
+const NODE_ARGS = [
+  ...(process.env.BENCH_NODE_ARGS?.split(" ").filter((a) => a !== "") ?? []),
+  ...(PROFILE === undefined
+    ? []
+    : ["--cpu-prof", `--cpu-prof-dir=${PROFILE}`, ...(INTERVAL === undefined ? [] : [`--cpu-prof-interval=${INTERVAL}`])]),
+];
 
 export interface Daemon {
   readonly name: string;

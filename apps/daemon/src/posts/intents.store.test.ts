@@ -8,7 +8,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import type Database from "better-sqlite3";
 import { openDaemonStore, type DaemonStore, type Db } from "../db/database.js";
+import { RawStatements } from "../db/raw-statements.js";
 import { bindDurably, boundIntents } from "./intents.store.js";
 
 const intent = (postId: string) => ({ postId, conv: "dm:a,b", content: new Uint8Array([1]), createdAt: 1 });
@@ -28,6 +30,25 @@ function failingAfterCommit(db: Db): Db {
       return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+/**
+ * The prepared-statement path (a bind without a firewall check runs BEGIN … COMMIT itself): its
+ * COMMIT commits and then reports a failure.
+ */
+function failingAfterPreparedCommit(db: Db): void {
+  const raw = RawStatements.of(db) as unknown as { statement(sql: string): Database.Statement };
+  const statement = raw.statement.bind(raw);
+  raw.statement = (sql) => {
+    const real = statement(sql);
+    if (sql !== "COMMIT") return real;
+    return {
+      run: () => {
+        real.run();
+        throw new Error("the commit reported a failure");
+      },
+    } as unknown as Database.Statement;
+  };
 }
 
 describe("bindDurably when the commit fails after the insert", () => {
@@ -58,9 +79,19 @@ describe("bindDurably when the commit fails after the insert", () => {
 
   it("is unknown when the commit reported a failure and the intent is there", async () => {
     await open();
-    const bound = await bindDurably(failingAfterCommit(store.db), [intent("p_present")]);
+    // With a firewall check the bind runs in a Kysely transaction, whose commit is the one that fails.
+    const bound = await bindDurably(failingAfterCommit(store.db), [intent("p_present")], () => Promise.resolve(true));
     expect(bound).toMatchObject({ outcome: "unknown", cause: expect.any(Error) });
     expect((await boundIntents(store.db)).map((i) => i.postId)).toEqual(["p_present"]);
+  });
+
+  it("is unknown the same way on the prepared-statement path (no firewall check)", async () => {
+    await open();
+    failingAfterPreparedCommit(store.db);
+    const bound = await bindDurably(store.db, [intent("p_prepared")]);
+    expect(bound).toMatchObject({ outcome: "unknown", cause: expect.any(Error) });
+    expect((await boundIntents(store.db)).map((i) => i.postId)).toEqual(["p_prepared"]);
+    expect(store.sqlite.inTransaction).toBe(false);
   });
 
   it("is failed-before-commit when the transaction failed before its insert", async () => {

@@ -1,0 +1,71 @@
+/**
+ * The hot path's transactions of prepared statements (RawStatements.transactNow, heldTransaction):
+ * at once on an idle connection, rolled back when their body throws, counted for `durable()` only
+ * when durable and written, and in Kysely's turn when another transaction is open.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { sql } from "kysely";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { heldTransaction, openDaemonStore, type DaemonStore } from "./database.js";
+import { RawStatements } from "./raw-statements.js";
+
+describe("transactions of prepared statements", () => {
+  let dir: string;
+  let store: DaemonStore;
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "sh-raw-"));
+    store = await openDaemonStore(path.join(dir, "daemon.db"));
+    store.sqlite.exec("CREATE TABLE t (v INTEGER)");
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const values = () => store.sqlite.prepare("SELECT v FROM t ORDER BY v").pluck().all();
+
+  it("commits at once on an idle connection, and rolls back what a throwing body wrote", async () => {
+    const raw = RawStatements.of(store.db);
+    expect(raw.transactNow(true, (held) => held.run("INSERT INTO t (v) VALUES (?)", [1]))).toBe(1);
+    expect(() =>
+      raw.transactNow(true, (held) => {
+        held.run("INSERT INTO t (v) VALUES (?)", [2]);
+        throw new Error("after the insert");
+      }),
+    ).toThrow("after the insert");
+    expect(values()).toEqual([1]);
+    expect(store.sqlite.inTransaction).toBe(false);
+  });
+
+  it("counts a durable commit that wrote, so durable() fsyncs it; a relaxed or read-only one is not counted", async () => {
+    const raw = RawStatements.of(store.db);
+    const sync = (raw as unknown as { sync: { committed: number } }).sync;
+    const before = sync.committed;
+    raw.transactNow(false, (held) => held.run("INSERT INTO t (v) VALUES (?)", [1]));
+    raw.transactNow(true, (held) => held.all("SELECT v FROM t", []));
+    expect(sync.committed).toBe(before);
+    raw.transactNow(true, (held) => held.run("INSERT INTO t (v) VALUES (?)", [2]));
+    expect(sync.committed).toBe(before + 1);
+    await store.durable();
+  });
+
+  it("refuses to begin inside an open transaction, and heldTransaction then waits its turn", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const open = store.db.transaction().execute(async (trx) => {
+      await sql`INSERT INTO t (v) VALUES (1)`.execute(trx);
+      await gate;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(store.sqlite.inTransaction).toBe(true);
+    expect(() => RawStatements.of(store.db).transactNow(true, () => undefined)).toThrow(/already open/);
+    const held = heldTransaction(store.db, "durable", (h) => h.run("INSERT INTO t (v) VALUES (?)", [2]));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(values()).toEqual([1]); // the open transaction's own insert; ours waits behind it
+    release();
+    await open;
+    expect(await held).toBe(1);
+    expect(values()).toEqual([1, 2]);
+  });
+});
