@@ -17,9 +17,10 @@ import {
   type LocalGuidance,
   type TraceSpan,
 } from "@social-harness/protocol";
-import type { DaemonStore, DbOrTrx } from "../db/database.js";
+import { heldTransaction, type DaemonStore, type DbOrTrx } from "../db/database.js";
 import { admissibleItem } from "./expiry.js";
 import {
+  acknowledgeHeld,
   countPending,
   findInboxRow,
   insertInboxRow,
@@ -179,11 +180,10 @@ export class Inbox {
 
   /** Acknowledges a delivery; idempotent for a settled token; unknown tokens fail. */
   async acknowledge(token: string, by: string): Promise<void> {
-    const settled = await this.store.db.transaction().execute(async (trx) => {
-      const row = await findInboxRow(trx, token);
-      if (row === undefined) throw new InboxError("unknown-delivery", "no delivery has this token");
-      return settleInboxRow(trx, token, "acknowledged", by, this.now());
-    });
+    const settled = await heldTransaction(this.store.db, "durable", (held) =>
+      acknowledgeHeld(held, token, by, this.now()),
+    );
+    if (settled === "unknown") throw new InboxError("unknown-delivery", "no delivery has this token");
     if (!settled) return;
     this.onAcknowledged?.();
     this.changed();

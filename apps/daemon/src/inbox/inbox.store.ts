@@ -7,7 +7,7 @@ import { prepared } from "@social-harness/sqlite";
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { DaemonDatabase, DbOrTrx } from "../db/database.js";
 import type { InboxTable } from "./inbox.table.js";
-import { RawStatements } from "../db/raw-statements.js";
+import { RawStatements, type HeldStatements } from "../db/raw-statements.js";
 
 type Db = Kysely<DaemonDatabase>;
 
@@ -134,6 +134,20 @@ const updateState = prepared((db: Db, token: string, state: string, by: string, 
     .where("token", "=", token)
     .where("state", "=", "pending"),
 );
+
+/**
+ * An acknowledgment inside a transaction the caller holds (prepared statements): "unknown" when no
+ * row has the token, else whether this call settled it (false: it was settled already).
+ */
+export function acknowledgeHeld(held: HeldStatements, token: string, by: string, now: number): "unknown" | boolean {
+  if (held.all("SELECT 1 FROM inbox WHERE token = ?", [token]).length === 0) return "unknown";
+  return (
+    held.run(
+      "UPDATE inbox SET state = 'acknowledged', settled_at = ?, settled_by = ? WHERE token = ? AND state = 'pending'",
+      [now, by, token],
+    ) > 0
+  );
+}
 
 /** Settles a pending row; false when it was not pending. */
 export async function settleInboxRow(

@@ -144,10 +144,7 @@ export class WebhookDelivery {
   private carried: Carried | undefined;
   /** Counts wakes from the registrations' side; a retire carries nothing across one. */
   private generation = 0;
-  /**
-   * The generation whose registrations can deliver nothing (none, none active, or a lapsed lease):
-   * until a registration changes, a new inbox item need not be looked at.
-   */
+  /** The generation whose registrations cannot deliver: a new inbox item then wakes nothing. */
   private undeliverable: number | undefined;
 
   constructor(private readonly deps: DeliveryDeps) {
@@ -167,9 +164,7 @@ export class WebhookDelivery {
   /** Starts the delivery loop; it runs until `stop`. */
   start(): void {
     if (this.running !== undefined) return;
-    this.unwatch = this.deps.inbox.watch(() => {
-      if (this.undeliverable !== this.generation) this.nudge();
-    });
+    this.unwatch = this.deps.inbox.watch(() => this.undeliverable !== this.generation && this.nudge());
     this.running = this.loop();
   }
 
