@@ -336,6 +336,40 @@ describe("WebhookDelivery", () => {
     expect(s.sender.attempts.at(-1)!.body.equals(occurrence!.body)).toBe(true);
   });
 
+  it("stays asleep for new items while no registration can deliver, and delivers them once one changes", async () => {
+    const s = await setup({}, false);
+    const lease = (leaseExpiresAt: number) =>
+      refreshRegistration(s.store.db, s.id, {
+        sealedSecret: s.vault.seal(s.secret, s.id),
+        secretFingerprint: secretFingerprint(s.secret),
+        leaseExpiresAt,
+        now: s.clock.now(),
+      });
+    await lease(START - 1);
+    let steps = 0;
+    const loop = s.delivery as unknown as { step(): Promise<unknown> };
+    const step = loop.step.bind(s.delivery);
+    loop.step = () => {
+      steps++;
+      return step();
+    };
+    s.delivery.start();
+    await until(async () => (steps > 0 ? true : undefined), "the first look at the registrations");
+    await new Promise((r) => setTimeout(r, 20));
+    const looked = steps;
+    const tokens = [];
+    for (const text of ["one", "two", "three"]) tokens.push(await s.inbox.admitNow({ item: item(text) }));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(steps).toBe(looked);
+    expect(s.sender.attempts).toHaveLength(0);
+
+    s.sender.reply = () => ({ kind: "response", status: 200 });
+    await lease(s.clock.now() + LEASE_MAX_MS);
+    s.delivery.wake();
+    await until(async () => ((await s.inbox.pendingCount()) === 0 ? true : undefined), "an empty inbox");
+    expect(s.sender.attempts.map((a) => a.headers["webhook-id"])).toEqual(tokens.map(eventIdOf));
+  });
+
   it("discards a stored occurrence whose item is no longer pending, then offers the next", async () => {
     const s = await setup({}, false);
     const first = await s.inbox.admitNow({ item: item("retired at restart") });
