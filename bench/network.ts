@@ -25,7 +25,11 @@ const NODE_ARGS = [
   ...(process.env.BENCH_NODE_ARGS?.split(" ").filter((a) => a !== "") ?? []),
   ...(PROFILE === undefined
     ? []
-    : ["--cpu-prof", `--cpu-prof-dir=${PROFILE}`, ...(INTERVAL === undefined ? [] : [`--cpu-prof-interval=${INTERVAL}`])]),
+    : [
+        "--cpu-prof",
+        `--cpu-prof-dir=${PROFILE}`,
+        ...(INTERVAL === undefined ? [] : [`--cpu-prof-interval=${INTERVAL}`]),
+      ]),
 ];
 
 export interface Daemon {
