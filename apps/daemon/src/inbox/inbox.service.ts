@@ -22,6 +22,7 @@ import { admissibleItem } from "./expiry.js";
 import {
   acknowledgeHeld,
   countPending,
+  entryJsonOf,
   findInboxRow,
   insertInboxRow,
   answeredRequests,
@@ -43,9 +44,9 @@ export interface InboxEntry {
   readonly guidance?: LocalGuidance;
 }
 
-export interface InboxPage {
-  readonly items: InboxEntry[];
-  readonly nextCursor?: string;
+/** One read_inbox page, encoded as its JSON (`{items, nextCursor?}`), from the stored entries. */
+export interface EncodedInboxPage {
+  readonly json: string;
 }
 
 export type InboxErrorReason = "unknown-delivery" | "unknown-event" | "invalid-cursor";
@@ -144,23 +145,25 @@ export class Inbox {
     return () => this.listeners.delete(listener);
   }
 
-  async readPage(cursor?: string): Promise<InboxPage> {
+  /** A page of pending items, encoded with their stored JSON (entryJsonOf). Never acknowledges. */
+  async readPage(cursor?: string): Promise<EncodedInboxPage> {
     const { after, upper } =
       cursor === undefined ? { after: 0, upper: await maxInboxId(this.store.db) } : decodeCursor(cursor);
     const rows = await pendingRows(this.store.db, after, upper, PAGE_ITEMS + 1);
-    const items: InboxEntry[] = [];
+    const items: string[] = [];
     let bytes = 0;
     let last = after;
     for (const row of rows.slice(0, PAGE_ITEMS)) {
       // A single item larger than the byte budget still comes, alone.
       if (items.length > 0 && bytes + row.size > PAGE_BYTES) break;
-      items.push(entryOf(row));
+      items.push(entryJsonOf(row));
       continueSpan("read", row.recordHash)?.end();
       bytes += row.size;
       last = row.id;
     }
     const more = rows.some((row) => row.id > last);
-    return more ? { items, nextCursor: encodeCursor(last, upper) } : { items };
+    const next = more ? `,"nextCursor":${JSON.stringify(encodeCursor(last, upper))}` : "";
+    return { json: `{"items":[${items.join(",")}]${next}}` };
   }
 
   /** Settles a pending item inside the caller's transaction (a webhook's receipt, a restart's retirement). */

@@ -39,6 +39,16 @@ export function inboxValuesOf(row: Pick<InboxRow, "item" | "guidance">): {
   return row.guidance === null ? { item } : { item, guidance: LocalGuidanceSchema.parse(JSON.parse(row.guidance)) };
 }
 
+/**
+ * A row as one read_inbox entry's JSON, its stored item and guidance spliced in as written. Only
+ * Inbox.admit writes them, as JSON.stringify of the item this daemon built from a verified record
+ * (or of its guidance), so a page is not parsed, checked and encoded again on every read.
+ */
+export function entryJsonOf(row: Pick<InboxRow, "token" | "item" | "guidance">): string {
+  const guidance = row.guidance === null ? "" : `,"guidance":${row.guidance}`;
+  return `{"deliveryToken":${JSON.stringify(row.token)},"item":${row.item}${guidance}}`;
+}
+
 function toInboxRow(row: Row): InboxRow {
   return {
     id: row.id,

@@ -4,7 +4,7 @@
  */
 import { InboundItemSchema, InboxEntrySchema, isId, LocalGuidanceSchema } from "@social-harness/protocol";
 import * as z from "zod";
-import { defineTool } from "../mcp/tool.js";
+import { defineTool, EncodedResult } from "../mcp/tool.js";
 import type { Inbox } from "./inbox.service.js";
 
 const DeliveryToken = z
@@ -25,8 +25,7 @@ export function inboxTools(inbox: Inbox) {
       input: z.strictObject({ cursor: z.string().optional() }),
       output: z.strictObject({ items: z.array(InboxEntrySchema), nextCursor: z.string().optional() }),
       principals: ["runtime", "owner"],
-      storedOutput: true,
-      run: (args) => inbox.readPage(args.cursor),
+      run: async (args) => new EncodedResult((await inbox.readPage(args.cursor)).json),
     }),
     defineTool({
       name: "acknowledge_delivery",

@@ -5,7 +5,7 @@
  * else (other methods, other eras, progress tokens, unknown fields or tools) goes to the SDK.
  */
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import type { ToolCallOutcome } from "./tool-call.js";
+import { jsonOf, type ToolCallOutcome } from "./tool-call.js";
 
 export const MODERN_PROTOCOL = "2026-07-28";
 const RESERVED = "io.modelcontextprotocol/";
@@ -73,7 +73,7 @@ export function writeDirectAnswer(
 ): void {
   let body: string;
   if (outcome.ok) {
-    const text = JSON.stringify(outcome.structured);
+    const text = jsonOf(outcome);
     body =
       `{"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text},` +
       `"resultType":"complete","_meta":${serverMeta}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;

@@ -22,7 +22,7 @@ import { principalOf, type Credentials, type Principal } from "../identity/ident
 import { readBody, webRequestOf, writeResponse, writeTooLarge } from "./node-exchange.js";
 import { directCallOf, writeDirectAnswer } from "./direct-call.js";
 import { INVALID_PARAMS, type ToolDefinition } from "./tool.js";
-import { callTool } from "./tool-call.js";
+import { callTool, jsonOf, structuredOf } from "./tool-call.js";
 
 export const SERVER_INFO = { name: "social-harness-daemon", version: "0.1.0" } as const;
 const SERVER_META = JSON.stringify({ "io.modelcontextprotocol/serverInfo": SERVER_INFO });
@@ -125,9 +125,8 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
         log: deps.log,
       });
       if (!outcome.ok) throw new ProtocolError(outcome.code, outcome.message, outcome.data);
-      const structured = outcome.structured;
       return server.projectCallToolResult(
-        { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured },
+        { content: [{ type: "text", text: jsonOf(outcome) }], structuredContent: structuredOf(outcome) },
         entry.outputJsonSchema,
       );
     });

@@ -1,18 +1,19 @@
 /**
  * One tools/call, whichever path carries it (the SDK's dispatcher or the direct path): the
  * arguments are checked once against the tool's strict schema, the tool runs, a refusal keeps its
- * JSON-RPC code and data, and the result is checked against the output schema (unless it is made
- * of values already parsed by their schemas as they were read). The outcome is a value; each path writes it in
- * its own envelope.
+ * JSON-RPC code and data, and the result is checked against the output schema (unless it comes
+ * encoded from values checked as they were stored: EncodedResult). The outcome is a value; each
+ * path writes it in its own envelope.
  */
 import type * as z from "zod";
 import type { Logger } from "pino";
 import type { Principal } from "../identity/identity.js";
 import { refusalOf } from "./refusals.js";
-import { INVALID_PARAMS, type ToolDefinition } from "./tool.js";
+import { EncodedResult, INVALID_PARAMS, type ToolDefinition } from "./tool.js";
 
 export type ToolCallOutcome =
   | { readonly ok: true; readonly structured: Record<string, unknown> }
+  | { readonly ok: true; readonly encoded: string }
   | { readonly ok: false; readonly code: number; readonly message: string; readonly data?: unknown };
 
 export interface ToolCallContext {
@@ -21,6 +22,12 @@ export interface ToolCallContext {
   readonly signal: AbortSignal;
   readonly log: Logger;
 }
+
+/** A successful outcome's structured content as JSON text, and as a value. */
+export const jsonOf = (outcome: Extract<ToolCallOutcome, { ok: true }>): string =>
+  "encoded" in outcome ? outcome.encoded : JSON.stringify(outcome.structured);
+export const structuredOf = (outcome: Extract<ToolCallOutcome, { ok: true }>): Record<string, unknown> =>
+  "encoded" in outcome ? (JSON.parse(outcome.encoded) as Record<string, unknown>) : outcome.structured;
 
 export function describeIssues(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "arguments"}: ${i.message}`).join("; ");
@@ -43,7 +50,7 @@ export async function callTool(tool: ToolDefinition, raw: unknown, ctx: ToolCall
     ctx.log.error({ err: error, tool: tool.name }, "tool failed");
     return failed(-32603, "Internal error", { cause: error instanceof Error ? error.message : String(error) });
   }
-  if (tool.storedOutput === true) return { ok: true, structured: result as Record<string, unknown> };
+  if (result instanceof EncodedResult) return { ok: true, encoded: result.json };
   const checked = tool.output.safeParse(result);
   if (!checked.success) {
     ctx.log.error({ tool: tool.name, issues: describeIssues(checked.error) }, "tool result failed its output schema");

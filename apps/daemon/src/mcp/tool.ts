@@ -20,19 +20,22 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   readonly input: I;
   readonly output: O;
   readonly principals: readonly Principal[];
-  run(args: z.infer<I>, ctx: ToolContext): Promise<z.infer<O>>;
-  /**
-   * The result is made of values each parsed by its wire schema as it was read from the store
-   * (the inbox's items, inbox.store.ts `inboxValuesOf`), so the output schema is advertised but
-   * not run over them a second time.
-   */
-  readonly storedOutput?: true;
+  run(args: z.infer<I>, ctx: ToolContext): Promise<z.infer<O> | EncodedResult>;
   /** Turns a result that fails the output schema into the tool's own refusal. */
   onInvalidResult?(issues: string): ToolRefusal;
 }
 
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(tool: ToolDefinition<I, O>): ToolDefinition {
   return tool;
+}
+
+/**
+ * A result already encoded as the output schema's JSON, from values this daemon encoded itself
+ * when it stored them (a read_inbox page: inbox.store.ts `entryJsonOf`). It is sent as it is: the
+ * output schema is advertised, not run over those values again on every read.
+ */
+export class EncodedResult {
+  constructor(readonly json: string) {}
 }
 
 /** A JSON-RPC error a tool answers with. */

@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { InboxEntrySchema, type InboundItem, type LocalGuidance } from "@social-harness/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { openDaemonStore, type DaemonStore } from "../db/database.js";
+import { entryOf, Inbox } from "./inbox.service.js";
+import { pendingRows } from "./inbox.store.js";
+
+describe("a read_inbox page", () => {
+  let store: DaemonStore;
+  let dir: string;
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("carries each item's stored JSON byte for byte, equal to the item as its schema reads it", async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "sh-inbox-page-"));
+    store = await openDaemonStore(path.join(dir, "daemon.db"));
+    const inbox = new Inbox(store);
+    const item = (n: number): InboundItem => ({
+      kind: "multicast",
+      message: {
+        kind: "direct",
+        postId: `p${n}`,
+        address: "agent:bob",
+        sender: "agent:alice",
+        content: [{ type: "text", text: `hello "${n}" \u2028 ✓` }],
+      },
+    });
+    const guidance: LocalGuidance = { checkId: "chk_1", subjects: [], instructions: [] };
+    for (let n = 0; n < 52; n++) await inbox.admitNow(n % 2 === 0 ? { item: item(n) } : { item: item(n), guidance });
+
+    const first = await inbox.readPage();
+    const rows = await pendingRows(store.db, 0, Number.MAX_SAFE_INTEGER, 60);
+    for (const row of rows.slice(0, 50)) {
+      const guided = row.guidance === null ? "" : `,"guidance":${row.guidance}`;
+      expect(first.json).toContain(`"item":${row.item}${guided}}`);
+    }
+    const page = JSON.parse(first.json) as { items: unknown[]; nextCursor: string };
+    expect(page.items).toEqual(rows.slice(0, 50).map(entryOf));
+    for (const entry of page.items) expect(InboxEntrySchema.parse(entry)).toEqual(entry);
+
+    const second = JSON.parse((await inbox.readPage(page.nextCursor)).json) as Record<string, unknown>;
+    expect(second).toEqual({ items: rows.slice(50).map(entryOf) });
+  });
+});
