@@ -36,13 +36,13 @@ describe("a read_inbox page", () => {
     const rows = await pendingRows(store.db, 0, Number.MAX_SAFE_INTEGER, 60);
     for (const row of rows.slice(0, 50)) {
       const guided = row.guidance === null ? "" : `,"guidance":${row.guidance}`;
-      expect(first.json).toContain(`"item":${row.item}${guided}}`);
+      expect(first).toContain(`"item":${row.item}${guided}}`);
     }
-    const page = JSON.parse(first.json) as { items: unknown[]; nextCursor: string };
+    const page = JSON.parse(first) as { items: unknown[]; nextCursor: string };
     expect(page.items).toEqual(rows.slice(0, 50).map(entryOf));
     for (const entry of page.items) expect(InboxEntrySchema.parse(entry)).toEqual(entry);
 
-    const second = JSON.parse((await inbox.readPage(page.nextCursor)).json) as Record<string, unknown>;
+    const second = JSON.parse(await inbox.readPage(page.nextCursor)) as Record<string, unknown>;
     expect(second).toEqual({ items: rows.slice(50).map(entryOf) });
   });
 });

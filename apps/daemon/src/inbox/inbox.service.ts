@@ -44,11 +44,6 @@ export interface InboxEntry {
   readonly guidance?: LocalGuidance;
 }
 
-/** One read_inbox page, encoded as its JSON (`{items, nextCursor?}`), from the stored entries. */
-export interface EncodedInboxPage {
-  readonly json: string;
-}
-
 export type InboxErrorReason = "unknown-delivery" | "unknown-event" | "invalid-cursor";
 
 export class InboxError extends Error {
@@ -145,8 +140,11 @@ export class Inbox {
     return () => this.listeners.delete(listener);
   }
 
-  /** A page of pending items, encoded with their stored JSON (entryJsonOf). Never acknowledges. */
-  async readPage(cursor?: string): Promise<EncodedInboxPage> {
+  /**
+   * A page of pending items as read_inbox's JSON, `{items, nextCursor?}`, made of the stored
+   * entries (entryJsonOf). Never acknowledges.
+   */
+  async readPage(cursor?: string): Promise<string> {
     const { after, upper } =
       cursor === undefined ? { after: 0, upper: await maxInboxId(this.store.db) } : decodeCursor(cursor);
     const rows = await pendingRows(this.store.db, after, upper, PAGE_ITEMS + 1);
@@ -163,7 +161,7 @@ export class Inbox {
     }
     const more = rows.some((row) => row.id > last);
     const next = more ? `,"nextCursor":${JSON.stringify(encodeCursor(last, upper))}` : "";
-    return { json: `{"items":[${items.join(",")}]${next}}` };
+    return `{"items":[${items.join(",")}]${next}}`;
   }
 
   /** Settles a pending item inside the caller's transaction (a webhook's receipt, a restart's retirement). */

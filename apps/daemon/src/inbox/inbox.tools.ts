@@ -25,7 +25,7 @@ export function inboxTools(inbox: Inbox) {
       input: z.strictObject({ cursor: z.string().optional() }),
       output: z.strictObject({ items: z.array(InboxEntrySchema), nextCursor: z.string().optional() }),
       principals: ["runtime", "owner"],
-      run: async (args) => new EncodedResult((await inbox.readPage(args.cursor)).json),
+      run: async (args) => new EncodedResult(await inbox.readPage(args.cursor)),
     }),
     defineTool({
       name: "acknowledge_delivery",

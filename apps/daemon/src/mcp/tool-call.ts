@@ -2,7 +2,7 @@
  * One tools/call, whichever path carries it (the SDK's dispatcher or the direct path): the
  * arguments are checked once against the tool's strict schema, the tool runs, a refusal keeps its
  * JSON-RPC code and data, and the result is checked against the output schema (unless it comes
- * encoded from values checked as they were stored: EncodedResult). The outcome is a value; each
+ * already encoded from what the daemon stored: EncodedResult). The outcome is a value; each
  * path writes it in its own envelope.
  */
 import type * as z from "zod";
