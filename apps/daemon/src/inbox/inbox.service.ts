@@ -18,6 +18,7 @@ import {
   type TraceSpan,
 } from "@social-harness/protocol";
 import { heldTransaction, type DaemonStore, type DbOrTrx } from "../db/database.js";
+import type { HeldStatements } from "../db/raw-statements.js";
 import { admissibleItem } from "./expiry.js";
 import {
   acknowledgeHeld,
@@ -28,8 +29,10 @@ import {
   answeredRequests,
   listPendingRows,
   maxInboxId,
+  oldestPendingHeld,
   pendingRows,
   requestRowsIn,
+  settleHeld,
   settleInboxRow,
   inboxValuesOf,
   type InboxRow,
@@ -167,6 +170,16 @@ export class Inbox {
   /** Settles a pending item inside the caller's transaction (a webhook's receipt, a restart's retirement). */
   settleIn(trx: DbOrTrx, token: string, state: "acknowledged" | "retired", by: string, at: number): Promise<boolean> {
     return settleInboxRow(trx, token, state, by, at);
+  }
+
+  /** The same, inside a transaction of prepared statements the caller holds (a webhook's retiring commit). */
+  settleHeld(held: HeldStatements, token: string, state: "acknowledged" | "retired", by: string, at: number): boolean {
+    return settleHeld(held, token, state, by, at);
+  }
+
+  /** The oldest pending row, inside a transaction of prepared statements the caller holds. */
+  oldestPendingHeld(held: HeldStatements): InboxRow | undefined {
+    return oldestPendingHeld(held);
   }
 
   /** The oldest pending row, read in `db` (a webhook's next occurrence). */

@@ -1,6 +1,7 @@
 /**
- * SQL for the durable inbox: pending items, acknowledgment tombstones and retired rows. The insert
- * and the page read are prepared once (db/raw-statements.ts); the rest goes through Kysely.
+ * SQL for the durable inbox: pending items, acknowledgment tombstones and retired rows. The insert,
+ * the reads by page and by token and the settling update are prepared once (db/raw-statements.ts);
+ * the rest goes through Kysely.
  */
 import { InboundItemSchema, LocalGuidanceSchema, type InboundItem, type LocalGuidance } from "@social-harness/protocol";
 import { prepared } from "@social-harness/sqlite";
@@ -100,25 +101,25 @@ export async function insertInboxRow(
   );
 }
 
-const selectByToken = prepared((db: Db, token: string) =>
-  db.selectFrom("inbox").select(COLUMNS).where("token", "=", token),
-);
+const SELECT_COLUMNS = COLUMNS.join(", ");
 
 export async function findInboxRow(db: DbOrTrx, token: string): Promise<InboxRow | undefined> {
-  const row = (await selectByToken(db, token)).rows[0];
+  const [row] = await RawStatements.of(db).all<Row>(db, `SELECT ${SELECT_COLUMNS} FROM inbox WHERE token = ?`, [token]);
   return row === undefined ? undefined : toInboxRow(row);
 }
 
-const SELECT_COLUMNS = COLUMNS.join(", ");
+const SELECT_PENDING = `SELECT ${SELECT_COLUMNS} FROM inbox WHERE state = 'pending' AND id > ? AND id <= ? ORDER BY id LIMIT ?`;
 
 /** Pending rows with after < id <= upper, in insertion order. */
 export async function pendingRows(db: DbOrTrx, after: number, upper: number, limit: number): Promise<InboxRow[]> {
-  const rows = await RawStatements.of(db).all<Row>(
-    db,
-    `SELECT ${SELECT_COLUMNS} FROM inbox WHERE state = 'pending' AND id > ? AND id <= ? ORDER BY id LIMIT ?`,
-    [after, upper, limit],
-  );
+  const rows = await RawStatements.of(db).all<Row>(db, SELECT_PENDING, [after, upper, limit]);
   return rows.map(toInboxRow);
+}
+
+/** The oldest pending row, inside a transaction the caller holds. */
+export function oldestPendingHeld(held: HeldStatements): InboxRow | undefined {
+  const [row] = held.all<Row>(SELECT_PENDING, [0, Number.MAX_SAFE_INTEGER, 1]);
+  return row === undefined ? undefined : toInboxRow(row);
 }
 
 export async function maxInboxId(db: DbOrTrx): Promise<number> {
@@ -137,13 +138,7 @@ export async function countPending(db: DbOrTrx): Promise<number> {
   return Number((await selectPendingCount(db)).rows[0]?.count ?? 0);
 }
 
-const updateState = prepared((db: Db, token: string, state: string, by: string, now: number) =>
-  db
-    .updateTable("inbox")
-    .set({ state, settled_at: now, settled_by: by })
-    .where("token", "=", token)
-    .where("state", "=", "pending"),
-);
+const SETTLE = "UPDATE inbox SET state = ?, settled_at = ?, settled_by = ? WHERE token = ? AND state = 'pending'";
 
 /**
  * An acknowledgment inside a transaction the caller holds (prepared statements): "unknown" when no
@@ -151,23 +146,25 @@ const updateState = prepared((db: Db, token: string, state: string, by: string, 
  */
 export function acknowledgeHeld(held: HeldStatements, token: string, by: string, now: number): "unknown" | boolean {
   if (held.all("SELECT 1 FROM inbox WHERE token = ?", [token]).length === 0) return "unknown";
-  return (
-    held.run(
-      "UPDATE inbox SET state = 'acknowledged', settled_at = ?, settled_by = ? WHERE token = ? AND state = 'pending'",
-      [now, by, token],
-    ) > 0
-  );
+  return settleHeld(held, token, "acknowledged", by, now);
 }
+
+type Settled = "acknowledged" | "retired";
 
 /** Settles a pending row; false when it was not pending. */
 export async function settleInboxRow(
   db: DbOrTrx,
   token: string,
-  state: "acknowledged" | "retired",
+  state: Settled,
   by: string,
   now: number,
 ): Promise<boolean> {
-  return Number((await updateState(db, token, state, by, now)).numAffectedRows ?? 0n) > 0;
+  return (await RawStatements.of(db).run(db, SETTLE, [state, now, by, token])) > 0;
+}
+
+/** The same, inside a transaction the caller holds. */
+export function settleHeld(held: HeldStatements, token: string, state: Settled, by: string, now: number): boolean {
+  return held.run(SETTLE, [state, now, by, token]) > 0;
 }
 
 /** Owner listing: pending rows newest first, paged by id. */

@@ -9,7 +9,8 @@
  * retiring commit stores it, and the next step starts from it without reading the rows back.
  */
 import type { Logger } from "pino";
-import { relaxedTransaction, type DaemonStore } from "../db/database.js";
+import { heldTransaction, type DaemonStore } from "../db/database.js";
+import { RawStatements } from "../db/raw-statements.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import type { InboxRow } from "../inbox/inbox.store.js";
 import type { CallbackSender } from "./callback-client.js";
@@ -20,10 +21,11 @@ import type { DaemonMetrics } from "../metrics/daemon-metrics.js";
 import type { FailureCategory } from "./webhooks.schema.js";
 import {
   clearOccurrence,
+  clearOccurrenceHeld,
   countFailure,
   discardSettledOccurrences,
   findOccurrence,
-  findSubscription,
+  findSubscriptionHeld,
   insertAttempt,
   insertOccurrence,
   recordReceipt,
@@ -260,7 +262,7 @@ export class WebhookDelivery {
       // relaxed: the bytes are a pure function of the inbox row, so a power loss that drops this
       // row rebuilds the same occurrence, and the retiring commit that follows is fsync'd. (While
       // items keep coming, each retiring commit stores the next occurrence and this is skipped.)
-      await relaxedTransaction(db, (trx) => insertOccurrence(trx, built));
+      await heldTransaction(db, "relaxed", (held) => insertOccurrence(held, built));
     }
 
     const due = subscription.nextAttemptAt ?? now;
@@ -332,18 +334,19 @@ export class WebhookDelivery {
     generation: number,
   ): Promise<void> {
     const { subscriptionId: id, at } = attempt;
-    const retired = await this.deps.store.db.transaction().execute(async (trx) => {
-      const current = await findSubscription(trx, id);
+    // One synchronous transaction of prepared statements (the hot path of a delivery).
+    const retired = await heldTransaction(this.deps.store.db, "durable", (held) => {
+      const current = findSubscriptionHeld(held, id);
       // Revoked meanwhile: the item stays pending for read_inbox or a later consumer.
       if (current === undefined || current.state === "revoked") return undefined;
-      if (!(await clearOccurrence(trx, id, occurrence.eventId))) return undefined;
-      await this.deps.inbox.settleIn(trx, occurrence.token, "acknowledged", `webhook:${id}`, at);
-      await recordReceipt(trx, id, at);
-      await insertAttempt(trx, { ...attempt, outcome: "delivered", category: null });
+      if (!clearOccurrenceHeld(held, id, occurrence.eventId)) return undefined;
+      this.deps.inbox.settleHeld(held, occurrence.token, "acknowledged", `webhook:${id}`, at);
+      recordReceipt(held, id, at);
+      insertAttempt(held, { ...attempt, outcome: "delivered", category: null });
       // The next item's occurrence rides on this commit, so the next step starts from it.
-      const next = upcoming ?? (await this.deps.inbox.oldestPending(trx));
+      const next = upcoming ?? this.deps.inbox.oldestPendingHeld(held);
       const stored = next === undefined ? undefined : occurrenceOf(id, next, at);
-      if (stored !== undefined) await insertOccurrence(trx, stored);
+      if (stored !== undefined) insertOccurrence(held, stored);
       return { current, stored };
     });
     if (retired === undefined) return;
@@ -389,7 +392,7 @@ export class WebhookDelivery {
         await scheduleRetry(trx, subscriptionId, { nextAttemptAt: at + delay });
       }
       const outcome = suspended ? "suspended" : "failed";
-      await insertAttempt(trx, { ...attempt, outcome });
+      insertAttempt(RawStatements.of(trx).within(trx), { ...attempt, outcome });
       return outcome;
     });
     if (outcome !== undefined) this.deps.metrics?.webhookAttempted(outcome, attempt.retry);

@@ -2,22 +2,22 @@
  * The body of one inbox.item callback (seed 000, SPEC §9): an EventOccurrence whose eventId is
  * "evt_" + the delivery token's 43 characters and whose data is the classified item with its
  * guidance, or, when that full UTF-8 envelope would exceed 256 KiB, a reference that read_event
- * resolves. Built once per item and stored, so every retry sends the same bytes.
+ * resolves. Built once per item and stored, so every retry sends the same bytes. The item and its
+ * guidance are spliced in as stored: Inbox.admit wrote them as JSON.stringify of the item this
+ * daemon built (inbox.store.ts entryJsonOf), so they are not parsed, checked and encoded again.
  */
 import { eventIdOf, INBOX_ITEM_EVENT } from "@social-harness/protocol";
-import { entryOf } from "../inbox/inbox.service.js";
 import type { InboxRow } from "../inbox/inbox.store.js";
 import { ENVELOPE_LIMIT_BYTES } from "./webhooks.schema.js";
 
 /** The event id and exact body bytes for an inbox row. */
 export function buildOccurrence(row: InboxRow): { eventId: string; body: Buffer } {
   const eventId = eventIdOf(row.token);
-  const { item, guidance } = entryOf(row);
-  const head = { eventId, name: INBOX_ITEM_EVENT, timestamp: new Date(row.createdAt).toISOString() };
-  const data = guidance === undefined ? { kind: "item", item } : { kind: "item", item, guidance };
-  const full = JSON.stringify({ ...head, data, cursor: null });
-  const bytes = Buffer.byteLength(full, "utf8");
-  if (bytes <= ENVELOPE_LIMIT_BYTES) return { eventId, body: Buffer.from(full, "utf8") };
-  const reference = { kind: "reference", itemKind: item.kind, bytes };
-  return { eventId, body: Buffer.from(JSON.stringify({ ...head, data: reference, cursor: null }), "utf8") };
+  const timestamp = new Date(row.createdAt).toISOString();
+  const head = `{"eventId":${JSON.stringify(eventId)},"name":${JSON.stringify(INBOX_ITEM_EVENT)},"timestamp":"${timestamp}"`;
+  const guidance = row.guidance === null ? "" : `,"guidance":${row.guidance}`;
+  const full = Buffer.from(`${head},"data":{"kind":"item","item":${row.item}${guidance}},"cursor":null}`, "utf8");
+  if (full.length <= ENVELOPE_LIMIT_BYTES) return { eventId, body: full };
+  const reference = { kind: "reference", itemKind: row.kind, bytes: full.length };
+  return { eventId, body: Buffer.from(`${head},"data":${JSON.stringify(reference)},"cursor":null}`, "utf8") };
 }

@@ -1,10 +1,13 @@
 /**
  * SQL for webhook registrations and their in-flight callback occurrence. Every function takes the
- * database or transaction handle first; rows are mapped to camelCase in one place per table.
+ * database or transaction handle first; rows are mapped to camelCase in one place per table. The
+ * statements of a delivery's retiring commit are prepared once and run synchronously inside the
+ * transaction the delivery engine holds (db/raw-statements.ts `HeldStatements`).
  */
 import { prepared } from "@social-harness/sqlite";
 import type { Selectable } from "kysely";
 import type { Db, DbOrTrx } from "../db/database.js";
+import { RawStatements, type HeldStatements } from "../db/raw-statements.js";
 import type { WebhookSubscriptionsTable } from "./webhooks.table.js";
 import type { Principal } from "../identity/identity.js";
 import type { FailureCategory } from "./webhooks.schema.js";
@@ -86,13 +89,16 @@ function toSubscription(row: Row): SubscriptionRow {
   };
 }
 
-// The delivery loop runs these once per item; they are built and compiled once.
-const selectSubscription = prepared((db: Db, id: string) =>
-  db.selectFrom("webhook_subscriptions").select(COLUMNS).where("id", "=", id),
-);
+// The delivery loop runs these once per item; they are prepared once.
+const SELECT_SUBSCRIPTION = `SELECT ${COLUMNS.join(", ")} FROM webhook_subscriptions WHERE id = ?`;
 
 export async function findSubscription(db: DbOrTrx, id: string): Promise<SubscriptionRow | undefined> {
-  const [row] = (await selectSubscription(db, id)).rows;
+  const [row] = await RawStatements.of(db).all<Row>(db, SELECT_SUBSCRIPTION, [id]);
+  return row === undefined ? undefined : toSubscription(row);
+}
+
+export function findSubscriptionHeld(held: HeldStatements, id: string): SubscriptionRow | undefined {
+  const [row] = held.all<Row>(SELECT_SUBSCRIPTION, [id]);
   return row === undefined ? undefined : toSubscription(row);
 }
 
@@ -239,23 +245,12 @@ export async function scheduleRetry(
 }
 
 /** Records a 2xx receipt: the failure streak ends and the next item goes at once. */
-const updateReceipt = prepared((db: Db, id: string, at: number) =>
-  db
-    .updateTable("webhook_subscriptions")
-    .set((eb) => ({
-      attempts: 0,
-      failing_since: null,
-      last_error: null,
-      next_attempt_at: null,
-      last_delivery_at: at,
-      delivered: eb("delivered", "+", 1),
-      updated_at: at,
-    }))
-    .where("id", "=", id),
-);
-
-export async function recordReceipt(db: DbOrTrx, id: string, at: number): Promise<void> {
-  await updateReceipt(db, id, at);
+export function recordReceipt(held: HeldStatements, id: string, at: number): void {
+  held.run(
+    "UPDATE webhook_subscriptions SET attempts = 0, failing_since = NULL, last_error = NULL, next_attempt_at = NULL, " +
+      "last_delivery_at = ?, delivered = delivered + 1, updated_at = ? WHERE id = ?",
+    [at, at, id],
+  );
 }
 
 function toOccurrence(row: {
@@ -292,29 +287,23 @@ export async function hasOccurrence(db: DbOrTrx, subscriptionId: string): Promis
   return row !== undefined;
 }
 
-const insertOccurrenceRow = prepared(
-  (db: Db, subscriptionId: string, token: string, eventId: string, body: Buffer, createdAt: number) =>
-    db.insertInto("webhook_occurrences").values({
-      subscription_id: subscriptionId,
-      token,
-      event_id: eventId,
-      body,
-      created_at: createdAt,
-    }),
-);
-
-export async function insertOccurrence(db: DbOrTrx, occurrence: OccurrenceRow): Promise<void> {
+export function insertOccurrence(held: HeldStatements, occurrence: OccurrenceRow): void {
   const { subscriptionId, token, eventId, body, createdAt } = occurrence;
-  await insertOccurrenceRow(db, subscriptionId, token, eventId, body, createdAt);
+  held.run(
+    "INSERT INTO webhook_occurrences (subscription_id, token, event_id, body, created_at) VALUES (?, ?, ?, ?, ?)",
+    [subscriptionId, token, eventId, body, createdAt],
+  );
 }
 
-const deleteOccurrence = prepared((db: Db, subscriptionId: string, eventId: string) =>
-  db.deleteFrom("webhook_occurrences").where("subscription_id", "=", subscriptionId).where("event_id", "=", eventId),
-);
+const DELETE_OCCURRENCE = "DELETE FROM webhook_occurrences WHERE subscription_id = ? AND event_id = ?";
 
 /** Clears a subscription's occurrence if it is still the one for `eventId`; false otherwise. */
 export async function clearOccurrence(db: DbOrTrx, subscriptionId: string, eventId: string): Promise<boolean> {
-  return Number((await deleteOccurrence(db, subscriptionId, eventId)).numAffectedRows ?? 0n) > 0;
+  return (await RawStatements.of(db).run(db, DELETE_OCCURRENCE, [subscriptionId, eventId])) > 0;
+}
+
+export function clearOccurrenceHeld(held: HeldStatements, subscriptionId: string, eventId: string): boolean {
+  return held.run(DELETE_OCCURRENCE, [subscriptionId, eventId]) > 0;
 }
 
 /** Drops every occurrence whose inbox row is no longer pending (acknowledged, or retired at restart). */
@@ -346,18 +335,11 @@ export interface AttemptRecord {
 }
 
 /** One delivery attempt's outcome for the Overview (no URL, status line or body). */
-export async function insertAttempt(db: DbOrTrx, attempt: AttemptRecord): Promise<void> {
-  await db
-    .insertInto("webhook_attempts")
-    .values({
-      subscription_id: attempt.subscriptionId,
-      outcome: attempt.outcome,
-      category: attempt.category,
-      retry: attempt.retry ? 1 : 0,
-      latency_ms: attempt.latencyMs,
-      at: attempt.at,
-    })
-    .execute();
+export function insertAttempt(held: HeldStatements, attempt: AttemptRecord): void {
+  held.run(
+    "INSERT INTO webhook_attempts (subscription_id, outcome, category, retry, latency_ms, at) VALUES (?, ?, ?, ?, ?, ?)",
+    [attempt.subscriptionId, attempt.outcome, attempt.category, attempt.retry ? 1 : 0, attempt.latencyMs, attempt.at],
+  );
 }
 
 /** How many registrations are in each state that needs the owner: suspended, or active but failing. */
