@@ -31,6 +31,7 @@ export {
   type TraceContext,
   type TraceSpan,
 } from "./tracing.js";
+export { corkForTurn } from "./cork.js";
 export { decodeBase64url, encodeBase64url } from "./base64url.js";
 export {
   CborError,

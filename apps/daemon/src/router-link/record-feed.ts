@@ -41,6 +41,7 @@ export class RecordFeed implements LinkConsumer {
   /** Per waiting record, our own posts it may follow (the router does not push those back). */
   private readonly before: (Promise<void> | undefined)[] = [];
   private receiving = false;
+  private flushing = false;
   private current: Promise<void> = Promise.resolve();
   /** Acknowledgments of committed batches, sent in batch order once their commit is on disk. */
   private acking: Promise<void> = Promise.resolve();
@@ -57,12 +58,20 @@ export class RecordFeed implements LinkConsumer {
 
   /**
    * Takes a pushed record and returns at once: records that arrive while a batch commits wait and
-   * go in the next one (a group commit). Each is acknowledged after its batch committed.
+   * go in the next one (a group commit), and a batch starts after the frames already read from
+   * the socket were taken, so the records of one read commit together. Each is acknowledged after
+   * its batch committed.
    */
   onRecord(frame: RecordFrame): Promise<void> {
     this.waiting.push(frame);
     this.before.push(this.deps.posts.ownSettled(frame.conv));
-    this.flush();
+    if (!this.flushing) {
+      this.flushing = true;
+      setImmediate(() => {
+        this.flushing = false;
+        this.flush();
+      });
+    }
     return Promise.resolve();
   }
 

@@ -7,6 +7,7 @@
 import {
   hop,
   type AdmissionRefusal,
+  corkForTurn,
   decodeRouterFrame,
   encodeFrame,
   LINK_PROTOCOL,
@@ -299,8 +300,11 @@ export class RouterLink {
     });
   }
 
+  /** Frames sent in one turn of the event loop leave in one write (corkForTurn). */
   private sendOn(socket: WebSocket, frame: ClientFrame): void {
-    if (socket.readyState === WebSocket.OPEN) socket.send(encodeFrame(frame));
+    if (socket.readyState !== WebSocket.OPEN) return;
+    corkForTurn(socket);
+    socket.send(encodeFrame(frame));
   }
 
   /** Sends a frame that needs no answer, if the link is up. */

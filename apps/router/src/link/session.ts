@@ -5,6 +5,7 @@
  */
 import {
   continueSpan,
+  corkForTurn,
   decodeSignatureList,
   encodeFrame,
   hop,
@@ -70,7 +71,6 @@ export class LinkSession {
   private windowWaiters: (() => void)[] = [];
   private flushing: Promise<void> | undefined;
   private closed = false;
-  private corked = false;
 
   constructor(
     readonly name: string,
@@ -87,22 +87,10 @@ export class LinkSession {
     this.sendBytes(encodeFrame(frame));
   }
 
-  /**
-   * Frames sent in one turn of the event loop leave in one write: the socket is corked at the
-   * first and uncorked once the loop has handled the I/O it was woken for (ws keeps its own
-   * cork/uncork pairs inside, which nest).
-   */
+  /** Frames sent in one turn of the event loop leave in one write (corkForTurn). */
   private sendBytes(bytes: Uint8Array): void {
     if (this.closed) return;
-    const raw = (this.socket as unknown as { _socket?: Socket })._socket;
-    if (!this.corked && raw !== undefined) {
-      this.corked = true;
-      raw.cork();
-      setImmediate(() => {
-        this.corked = false;
-        raw.uncork();
-      });
-    }
+    corkForTurn(this.socket);
     this.socket.send(bytes);
   }
 
