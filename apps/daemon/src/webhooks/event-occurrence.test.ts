@@ -71,6 +71,16 @@ describe("buildOccurrence", () => {
     });
   });
 
+  it("splices the stored item and guidance JSON in byte for byte, not a re-encoding of them", () => {
+    // Keys in another order than the item schema's, and an escape JSON.stringify would not write:
+    // a re-encoding of the parsed item would change both.
+    const row = rowWith("spliced", true);
+    const item = `{"message":{"content":[{"text":"sp\\u006ciced","type":"text"}],"sender":"agent:alice","address":"agent:alice","postId":"pst_x","kind":"direct"},"kind":"multicast"}`;
+    const body = buildOccurrence({ ...row, item }).body.toString("utf8");
+    expect(body).toContain(`"data":{"kind":"item","item":${item},"guidance":${row.guidance!}}`);
+    expect(JSON.parse(body).data.item.message.content[0].text).toBe("spliced");
+  });
+
   it("builds the same bytes every time for the same row", () => {
     expect(buildOccurrence(rowWith("same", true)).body.equals(buildOccurrence(rowWith("same", true)).body)).toBe(true);
   });
