@@ -14,7 +14,6 @@ import {
   type RouterFrame,
   type TraceSpan,
 } from "@social-harness/protocol";
-import type { Socket } from "node:net";
 import type { Logger } from "pino";
 import type { WebSocket } from "ws";
 import { headsForMember, recordsAfter, type StoredRecord } from "../conversations/conversations.store.js";
