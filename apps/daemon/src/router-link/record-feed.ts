@@ -41,7 +41,8 @@ export class RecordFeed implements LinkConsumer {
   /** Per waiting record, our own posts it may follow (the router does not push those back). */
   private readonly before: (Promise<void> | undefined)[] = [];
   private receiving = false;
-  private flushing = false;
+  /** A batch start is scheduled for the end of this turn. */
+  private flushQueued = false;
   private current: Promise<void> = Promise.resolve();
   /** Acknowledgments of committed batches, sent in batch order once their commit is on disk. */
   private acking: Promise<void> = Promise.resolve();
@@ -65,10 +66,10 @@ export class RecordFeed implements LinkConsumer {
   onRecord(frame: RecordFrame): Promise<void> {
     this.waiting.push(frame);
     this.before.push(this.deps.posts.ownSettled(frame.conv));
-    if (!this.flushing) {
-      this.flushing = true;
+    if (!this.flushQueued) {
+      this.flushQueued = true;
       setImmediate(() => {
-        this.flushing = false;
+        this.flushQueued = false;
         this.flush();
       });
     }
