@@ -4,12 +4,16 @@
  * adds its own (request sent, answer read). Posts go one at a time with a pause after each, so
  * every hop in the window after a send belongs to it. The waterfall gives each hop's median offset
  * from the client's send over the measured posts, and the step from the hop before.
+ * BENCH_ANATOMY_PAUSE=<ms> sets that pause (60 by default); 0 sends back to back, as the latency
+ * section does, and the recipient's hops of one post then fall partly in the next post's window.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readAnatomy, type AnatomyHop } from "@social-harness/protocol";
+
+const PAUSE_MS = Number(process.env.BENCH_ANATOMY_PAUSE ?? 60);
 import { BenchNetwork, rawToolCall } from "./network.js";
 
 export interface WaterfallStep {
@@ -55,7 +59,7 @@ export async function sendAnatomy(posts: number): Promise<Anatomy> {
       const sent = process.hrtime.bigint();
       await send(`anatomy ${i}`.padEnd(300, "x"));
       windows.push({ sent, answered: process.hrtime.bigint() });
-      await sleep(60);
+      await sleep(PAUSE_MS);
     }
     await sleep(500);
   } finally {

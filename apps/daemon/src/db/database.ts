@@ -93,6 +93,14 @@ export async function openDaemonStore(file: string, counter?: StatementCounter):
 }
 
 /**
+ * Starts the fsync of the durable commits made so far on `db` without waiting for it (a bound
+ * intent, before its proposal is signed); `durable()` still decides when the promise holds.
+ */
+export function startDurable(db: Db): void {
+  syncs.get(db)?.start();
+}
+
+/**
  * Runs a transaction whose commit is durable against a crash of the process but not against power
  * loss (no `durable()` waits for it), for writes that recovery can rebuild from elsewhere: our own
  * certified records, which a restart fetches again from the router through the bound intent. The

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -65,5 +65,38 @@ describe("WalSync", () => {
     expect(sync.fsyncs).toBe(0);
     await sync.close();
     await db.destroy();
+  });
+
+  it("start() runs the fsync before anyone waits, and durable() then waits for that one", async () => {
+    const { db, sync } = await open();
+    await db.insertInto("t").values({ v: 1 }).execute();
+    sync.start();
+    sync.start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sync.fsyncs).toBe(1);
+    await sync.durable();
+    expect(sync.fsyncs).toBe(1);
+    sync.start();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(sync.fsyncs).toBe(1);
+    await sync.close();
+    await db.destroy();
+  });
+
+  it("fails every durable() after one failed fsync, even one that start() ran unawaited", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "wal-sync-"));
+    dirs.push(dir);
+    // The WAL path names no file, so the fsync's open fails as a failed fsync would.
+    const sync = new WalSync(path.join(dir, "missing", "d.db-wal"));
+    sync.committedOne(true);
+    sync.start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect(sync.durable()).rejects.toThrow(/ENOENT/);
+    // The file exists now, so an fsync would succeed; the failure stands.
+    mkdirSync(path.join(dir, "missing"));
+    writeFileSync(path.join(dir, "missing", "d.db-wal"), "");
+    sync.committedOne(true);
+    await expect(sync.durable()).rejects.toThrow(/ENOENT/);
+    expect(sync.fsyncs).toBe(0);
   });
 });

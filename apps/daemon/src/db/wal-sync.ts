@@ -15,6 +15,7 @@ export class WalSync {
   private synced = 0;
   private relaxedDepth = 0;
   private running: Promise<void> | undefined;
+  private failure: unknown;
   private handle: Promise<FileHandle> | undefined;
   /** Whether the open transaction wrote: a read-only transaction's COMMIT needs no fsync. */
   transactionWrote = false;
@@ -38,10 +39,15 @@ export class WalSync {
     }
   }
 
-  /** Resolves once every durable commit made before the call is on disk. */
+  /**
+   * Resolves once every durable commit made before the call is on disk. A failed fsync fails this
+   * and every later call: after one, the kernel may have dropped the pages it could not write, so a
+   * later fsync that succeeds proves nothing about them (the daemon must restart and recover).
+   */
   async durable(): Promise<void> {
     const target = this.committed;
     while (this.synced < target) {
+      if (this.failure !== undefined) throw this.failure;
       if (this.running === undefined) {
         const upTo = this.committed;
         this.running = this.fsync().then(
@@ -51,12 +57,23 @@ export class WalSync {
           },
           (error: unknown) => {
             this.running = undefined;
+            this.failure = error;
             throw error;
           },
         );
       }
       await this.running;
     }
+  }
+
+  /**
+   * Starts the fsync for the commits made so far without waiting for it, so that work done
+   * before the caller's `durable()` (signing a proposal) overlaps the disk. Its failure reaches
+   * every `durable()` after it.
+   */
+  start(): void {
+    if (this.running === undefined && this.synced < this.committed && this.failure === undefined)
+      this.durable().catch(() => undefined);
   }
 
   private async fsync(): Promise<void> {

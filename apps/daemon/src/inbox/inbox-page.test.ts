@@ -5,7 +5,7 @@ import { InboxEntrySchema, type InboundItem, type LocalGuidance } from "@social-
 import { afterEach, describe, expect, it } from "vitest";
 import { openDaemonStore, type DaemonStore } from "../db/database.js";
 import { entryOf, Inbox } from "./inbox.service.js";
-import { pendingRows } from "./inbox.store.js";
+import { pageRows, pendingRows } from "./inbox.store.js";
 
 describe("a read_inbox page", () => {
   let store: DaemonStore;
@@ -44,5 +44,22 @@ describe("a read_inbox page", () => {
 
     const second = JSON.parse(await inbox.readPage(page.nextCursor)) as Record<string, unknown>;
     expect(second).toEqual({ items: rows.slice(50).map(entryOf) });
+  });
+
+  it("writes each row limit into its SQL as an integer and refuses anything else", async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "sh-inbox-page-"));
+    store = await openDaemonStore(path.join(dir, "daemon.db"));
+    const inbox = new Inbox(store);
+    for (let n = 0; n < 3; n++)
+      await inbox.admitNow({
+        item: {
+          kind: "multicast",
+          message: { kind: "direct", postId: `p${n}`, address: "agent:bob", sender: "agent:alice", content: [] },
+        },
+      });
+    expect(await pendingRows(store.db, 0, Number.MAX_SAFE_INTEGER, 2)).toHaveLength(2);
+    expect((await pageRows(store.db, 0, Number.MAX_SAFE_INTEGER, 1)).map((row) => row.id)).toEqual([1]);
+    for (const limit of [1.5, -1, Number.NaN, Number.POSITIVE_INFINITY])
+      await expect(pendingRows(store.db, 0, Number.MAX_SAFE_INTEGER, limit)).rejects.toThrow(RangeError);
   });
 });

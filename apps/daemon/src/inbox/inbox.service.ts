@@ -25,6 +25,8 @@ import {
   countPending,
   entryJsonOf,
   findInboxRow,
+  pageRows,
+  isPendingToken,
   insertInboxRow,
   answeredRequests,
   listPendingRows,
@@ -150,7 +152,7 @@ export class Inbox {
   async readPage(cursor?: string): Promise<string> {
     const { after, upper } =
       cursor === undefined ? { after: 0, upper: await maxInboxId(this.store.db) } : decodeCursor(cursor);
-    const rows = await pendingRows(this.store.db, after, upper, PAGE_ITEMS + 1);
+    const rows = await pageRows(this.store.db, after, upper, PAGE_ITEMS + 1);
     const items: string[] = [];
     let bytes = 0;
     let last = after;
@@ -187,11 +189,6 @@ export class Inbox {
     return (await pendingRows(db, 0, Number.MAX_SAFE_INTEGER, 1))[0];
   }
 
-  /** The oldest `limit` pending items, in inbox order. */
-  oldestPendingRows(db: DbOrTrx, limit: number): Promise<InboxRow[]> {
-    return pendingRows(db, 0, Number.MAX_SAFE_INTEGER, limit);
-  }
-
   /** Acknowledges a delivery; idempotent for a settled token; unknown tokens fail. */
   async acknowledge(token: string, by: string): Promise<void> {
     const settled = await heldTransaction(this.store.db, "durable", (held) =>
@@ -214,6 +211,11 @@ export class Inbox {
 
   async find(token: string): Promise<InboxRow | undefined> {
     return findInboxRow(this.store.db, token);
+  }
+
+  /** Whether the token's item is still pending (its state alone, not the item). */
+  isPending(token: string): Promise<boolean> {
+    return isPendingToken(this.store.db, token);
   }
 
   pendingCount(): Promise<number> {

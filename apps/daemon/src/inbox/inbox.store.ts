@@ -108,17 +108,52 @@ export async function findInboxRow(db: DbOrTrx, token: string): Promise<InboxRow
   return row === undefined ? undefined : toInboxRow(row);
 }
 
-const SELECT_PENDING = `SELECT ${SELECT_COLUMNS} FROM inbox WHERE state = 'pending' AND id > ? AND id <= ? ORDER BY id LIMIT ?`;
+/** Whether a token's row exists and is pending. */
+export async function isPendingToken(db: DbOrTrx, token: string): Promise<boolean> {
+  const rows = await RawStatements.of(db).all<{ state: string }>(db, "SELECT state FROM inbox WHERE token = ?", [
+    token,
+  ]);
+  return rows[0]?.state === "pending";
+}
+
+/**
+ * Pending rows of `columns` with after < id <= upper, in insertion order, at most `limit`. The
+ * limit is written into the SQL, not bound: SQLite prepares a statement again whenever a bound
+ * LIMIT is bound (~10 µs, more than reading the row), and each limit used is one cached statement.
+ */
+function selectPending(columns: string, limit: number): string {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`not a row limit: ${limit}`);
+  return `SELECT ${columns} FROM inbox WHERE state = 'pending' AND id > ? AND id <= ? ORDER BY id LIMIT ${limit}`;
+}
+
+const SELECT_OLDEST = selectPending(SELECT_COLUMNS, 1);
 
 /** Pending rows with after < id <= upper, in insertion order. */
 export async function pendingRows(db: DbOrTrx, after: number, upper: number, limit: number): Promise<InboxRow[]> {
-  const rows = await RawStatements.of(db).all<Row>(db, SELECT_PENDING, [after, upper, limit]);
+  const rows = await RawStatements.of(db).all<Row>(db, selectPending(SELECT_COLUMNS, limit), [after, upper]);
   return rows.map(toInboxRow);
+}
+
+/** What a read_inbox page needs of a row: its entry's parts, its size and its place. */
+export interface PageRow {
+  readonly id: number;
+  readonly token: string;
+  readonly item: string;
+  readonly guidance: string | null;
+  readonly size: number;
+  readonly recordHash: string | null;
+}
+
+const PAGE_COLUMNS = "id, token, item, guidance, size, record_hash AS recordHash";
+
+/** pendingRows with only the columns of a page (the item and guidance as stored). */
+export async function pageRows(db: DbOrTrx, after: number, upper: number, limit: number): Promise<PageRow[]> {
+  return RawStatements.of(db).all<PageRow>(db, selectPending(PAGE_COLUMNS, limit), [after, upper]);
 }
 
 /** The oldest pending row, inside a transaction the caller holds. */
 export function oldestPendingHeld(held: HeldStatements): InboxRow | undefined {
-  const [row] = held.all<Row>(SELECT_PENDING, [0, Number.MAX_SAFE_INTEGER, 1]);
+  const [row] = held.all<Row>(SELECT_OLDEST, [0, Number.MAX_SAFE_INTEGER]);
   return row === undefined ? undefined : toInboxRow(row);
 }
 

@@ -4,7 +4,7 @@
  */
 import { prepared } from "@social-harness/sqlite";
 import type { Kysely } from "kysely";
-import { heldTransaction, type DaemonDatabase, type Db, type DbOrTrx, type Trx } from "../db/database.js";
+import { heldTransaction, startDurable, type DaemonDatabase, type Db, type DbOrTrx, type Trx } from "../db/database.js";
 import { RawStatements, type HeldStatements } from "../db/raw-statements.js";
 
 const INSERT_INTENT = "INSERT INTO intents (post_id, conv, content, state, created_at) VALUES (?, ?, ?, 'bound', ?)";
@@ -53,6 +53,8 @@ export async function bindDurably(
         if (!(await confirm(trx))) throw new StaleCapture();
         insert(RawStatements.of(trx).within(trx));
       });
+    // The fsync runs while the proposal is signed and encoded; propose() waits for it.
+    startDurable(db);
     return { outcome: "bound" };
   } catch (cause) {
     if (cause instanceof StaleCapture) return { outcome: "stale" };

@@ -248,8 +248,7 @@ export class WebhookDelivery {
 
     let occurrence = carried?.occurrence ?? (await findOccurrence(db, subscription.id));
     if (occurrence !== undefined) {
-      const row = await this.deps.inbox.find(occurrence.token);
-      if (row?.state !== "pending") {
+      if (!(await this.deps.inbox.isPending(occurrence.token))) {
         await clearOccurrence(db, subscription.id, occurrence.eventId);
         return "now";
       }
@@ -275,11 +274,6 @@ export class WebhookDelivery {
     const controller = new AbortController();
     this.inFlight = { subscriptionId: subscription.id, controller };
     const started = this.clock.now();
-    // Read while the receiver answers: the item after this one and its body, for the retiring commit.
-    const upcoming = this.deps.inbox.oldestPendingRows(this.deps.store.db, 2).then(
-      (rows) => rows.find((row) => row.token !== occurrence.token),
-      () => undefined,
-    );
     let outcome;
     try {
       outcome = await this.deps.sender.post({
@@ -302,7 +296,7 @@ export class WebhookDelivery {
     const at = this.clock.now();
     const attempt = { subscriptionId: subscription.id, retry: subscription.attempts > 0, latencyMs: at - started, at };
     if (outcome.kind === "response" && outcome.status >= 200 && outcome.status <= 299) {
-      await this.retire(subscription, occurrence, attempt, await upcoming, generation);
+      await this.retire(subscription, occurrence, attempt, generation);
       return "now";
     }
     const category = outcome.kind === "failure" ? outcome.category : categoryOf(outcome.status);
@@ -322,15 +316,13 @@ export class WebhookDelivery {
   }
 
   /**
-   * Retires a delivered item and stores the next one's occurrence in the same commit. `upcoming` is
-   * the item that followed it when the attempt started; items are only ever appended, so it is
-   * still the next unless it was settled meanwhile, which the next step's pending check sees.
+   * Retires a delivered item and stores the next one's occurrence in the same commit: the oldest
+   * item still pending once this one is settled, read inside the transaction.
    */
   private async retire(
     subscription: SubscriptionRow,
     occurrence: OccurrenceRow,
     attempt: Attempt,
-    upcoming: InboxRow | undefined,
     generation: number,
   ): Promise<void> {
     const { subscriptionId: id, at } = attempt;
@@ -344,7 +336,7 @@ export class WebhookDelivery {
       recordReceipt(held, id, at);
       insertAttempt(held, { ...attempt, outcome: "delivered", category: null });
       // The next item's occurrence rides on this commit, so the next step starts from it.
-      const next = upcoming ?? this.deps.inbox.oldestPendingHeld(held);
+      const next = this.deps.inbox.oldestPendingHeld(held);
       const stored = next === undefined ? undefined : occurrenceOf(id, next, at);
       if (stored !== undefined) insertOccurrence(held, stored);
       return { current, stored };
