@@ -15,7 +15,7 @@ export class WalSync {
   private synced = 0;
   private relaxedDepth = 0;
   private running: Promise<void> | undefined;
-  private failure: unknown;
+  private failure: Error | undefined;
   private handle: Promise<FileHandle> | undefined;
   /** Whether the open transaction wrote: a read-only transaction's COMMIT needs no fsync. */
   transactionWrote = false;
@@ -57,8 +57,8 @@ export class WalSync {
           },
           (error: unknown) => {
             this.running = undefined;
-            this.failure = error;
-            throw error;
+            this.failure = error instanceof Error ? error : new Error(String(error));
+            throw this.failure;
           },
         );
       }
