@@ -222,6 +222,7 @@ export {
 export {
   actionMessage,
   encodeRecord,
+  fieldsOfDraft,
   readRecord,
   RECORD_DOMAIN,
   RECORD_VERSION,

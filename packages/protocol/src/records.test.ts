@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { encodeCanonical } from "./cbor.js";
 import { signCertificate, verifyCertificate } from "./certificate.js";
 import { mintId, recordHashOf } from "./ids.js";
-import { encodeRecord, readRecord, verifyActionSignature, type RecordDraft } from "./records.js";
+import { encodeRecord, fieldsOfDraft, readRecord, verifyActionSignature, type RecordDraft } from "./records.js";
 import { generateSigningKey } from "./signatures.js";
 
 const post = (overrides: Partial<RecordDraft> = {}): RecordDraft => ({
@@ -25,6 +25,22 @@ describe("records", () => {
     const read = readRecord(bytes);
     expect(read.ok && read.record.content).toEqual(post().content);
     expect(read.ok && read.hash).toBe(recordHashOf(bytes));
+  });
+
+  it("gives a draft's fields exactly as readRecord reads them back from its encoding", () => {
+    const drafts = [
+      post(),
+      post({ prev: recordHashOf(new Uint8Array([1])), content: [{ type: "data", data: { n: 1, list: [true] } }] }),
+      post({ kind: "genesis", conv: "group:alice,bob,carol", content: [], members: ["alice", "bob", "carol"] }),
+    ];
+    for (const draft of drafts) {
+      const read = readRecord(encodeRecord(draft));
+      expect(read.ok).toBe(true);
+      if (!read.ok) continue;
+      expect(fieldsOfDraft(draft)).toStrictEqual(read.record);
+      expect(Object.keys(fieldsOfDraft(draft))).toEqual(Object.keys(read.record));
+      expect(encodeCanonical(fieldsOfDraft(draft))).toEqual(encodeRecord(draft));
+    }
   });
 
   it("verifies the author's action signature over the bytes as they arrived", () => {

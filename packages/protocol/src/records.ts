@@ -45,7 +45,15 @@ export interface RecordDraft {
 
 /** Encodes a record draft as canonical CBOR. */
 export function encodeRecord(draft: RecordDraft): Uint8Array {
-  const value: Record<string, unknown> = {
+  return encodeCanonical(fieldsOfDraft(draft));
+}
+
+/**
+ * A draft's fields as readRecord returns them for its encoding, key for key: the author of a
+ * record it has just encoded needs not decode the bytes again to know them.
+ */
+export function fieldsOfDraft(draft: RecordDraft): RecordFields {
+  const fields: RecordFields = {
     v: RECORD_VERSION,
     kind: draft.kind,
     conv: draft.conv,
@@ -53,10 +61,11 @@ export function encodeRecord(draft: RecordDraft): Uint8Array {
     author: draft.author,
     postId: draft.postId,
     at: draft.at,
-    content: draft.content,
+    // The same parts, typed readonly and narrower than the schema's open part type.
+    content: draft.content as unknown as RecordFields["content"],
   };
-  if (draft.members !== undefined) value.members = draft.members;
-  return encodeCanonical(value);
+  if (draft.members !== undefined) fields.members = [...draft.members];
+  return fields;
 }
 
 /** The bytes an action signature covers. */

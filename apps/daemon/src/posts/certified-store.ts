@@ -9,6 +9,7 @@ import {
   verifyCertificate,
   type CheckedGuidance,
   type RecordFields,
+  type RecordRead,
 } from "@social-harness/protocol";
 import { heldTransaction, type Db } from "../db/database.js";
 import type { History } from "../history/history.service.js";
@@ -51,13 +52,15 @@ export function proposalSettler(
 ): (intent: IntentRow, signed: Signed, answer: Exclude<ProposalAnswer, { t: "head-moved" }>) => Promise<PostReceipt> {
   return async (intent, signed, answer) => {
     if (answer.t === "certified") {
-      return store(
-        deps,
-        intent,
-        answer,
-        answer.stored?.record ?? signed.bytes,
-        answer.stored?.signatures ?? [{ signer: deps.self, signature: signed.signature }],
-      );
+      if (answer.stored !== undefined)
+        return store(deps, intent, answer, answer.stored, readRecord(answer.stored.record));
+      const own = { record: signed.bytes, signatures: [{ signer: deps.self, signature: signed.signature }] };
+      // Our own bytes: their fields and hash are those we encoded them from (no second decode).
+      const read: RecordRead =
+        signed.fields !== undefined && signed.hash !== undefined
+          ? { ok: true, record: signed.fields, hash: signed.hash }
+          : readRecord(signed.bytes);
+      return store(deps, intent, answer, own, read);
     }
     if (answer.reason === "internal")
       throw new SendError("delivery-pending", "the router failed; the bound post will be proposed again");
@@ -71,10 +74,10 @@ async function store(
   deps: CertifiedStore,
   intent: IntentRow,
   answer: Extract<ProposalAnswer, { t: "certified" }>,
-  bytes: Uint8Array,
-  signatures: { signer: string; signature: Uint8Array }[],
+  stored: { record: Uint8Array; signatures: { signer: string; signature: Uint8Array }[] },
+  read: RecordRead,
 ): Promise<PostReceipt> {
-  const read = readRecord(bytes);
+  const { record: bytes, signatures } = stored;
   const routerKey = deps.routerKey.current;
   if (
     !read.ok ||

@@ -5,7 +5,7 @@
  * moved, a proposal was refused, an answer was lost), the lane drains what is in flight and starts
  * again from the head, with the intents that were not certified in their original order.
  */
-import { activeTrace, recordHashOf, withinTrace, type TraceContext } from "@social-harness/protocol";
+import { activeTrace, recordHashOf, withinTrace, type RecordFields, type TraceContext } from "@social-harness/protocol";
 import type { IntentRow } from "./intents.store.js";
 import type { ProposalAnswer, RouterAnswer } from "./router-port.js";
 
@@ -19,6 +19,8 @@ export interface Signed {
   readonly signature: Uint8Array;
   /** The record's hash, computed once when it was encoded. */
   readonly hash?: string;
+  /** The fields encoded, as readRecord would return them for `bytes`. */
+  readonly fields?: RecordFields;
 }
 
 export interface LaneDeps<R> {

@@ -5,7 +5,8 @@
 import {
   actionMessage,
   decodeCanonical,
-  encodeRecord,
+  encodeCanonical,
+  fieldsOfDraft,
   recordHashOf,
   type Content,
   type SigningKey,
@@ -26,7 +27,7 @@ export function proposalSigner(deps: ProposalSigning): (intent: IntentRow, prev:
   return (intent, prev) => {
     const decoded = decodeCanonical(intent.content);
     if (!decoded.ok) throw new Error(`bound content of ${intent.postId} is corrupt`);
-    const bytes = encodeRecord({
+    const fields = fieldsOfDraft({
       kind: "post",
       conv: intent.conv,
       prev,
@@ -35,9 +36,10 @@ export function proposalSigner(deps: ProposalSigning): (intent: IntentRow, prev:
       at: intent.createdAt,
       content: decoded.value as Content,
     });
+    const bytes = encodeCanonical(fields);
     const signature = deps.key.sign(actionMessage(bytes));
     const hash = recordHashOf(bytes);
     deps.verified?.signed(hash, signature);
-    return { bytes, signature, hash };
+    return { bytes, signature, hash, fields };
   };
 }
