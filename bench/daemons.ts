@@ -6,7 +6,7 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fillInbox } from "./fill-inbox.js";
-import { type BenchNetwork, mcpClient, percentile, rawToolCall, rssOf } from "./network.js";
+import { type BenchNetwork, mcpClient, percentile, rawToolCall, rawToolResponse, rssOf } from "./network.js";
 
 export interface SendLatency {
   readonly p50: number;
@@ -63,8 +63,15 @@ export async function postsPerSecond(net: BenchNetwork, perSender: number, inFli
   return { perSecond: (senders.length * perSender) / seconds, p99: percentile(samples, 99) };
 }
 
+export interface InboxReads {
+  /** Milliseconds, p50 of a page read (first pages and continuations alternately). */
+  readonly p50: number;
+  /** The HTTP body of one first page, byte for byte, for the transfer floor (floors.ts). */
+  readonly firstPage: string;
+}
+
 /** p50 of read_inbox pages (first pages and continuations) over plain fetch, `count` items pending. */
-export async function readInboxP50(net: BenchNetwork, count: number, reads: number): Promise<number> {
+export async function readInboxP50(net: BenchNetwork, count: number, reads: number): Promise<InboxReads> {
   const name = `reader${count}`;
   const first = await net.startDaemon(name);
   await net.stop(first.process);
@@ -80,8 +87,9 @@ export async function readInboxP50(net: BenchNetwork, count: number, reads: numb
     samples.push(performance.now() - start);
     cursor = page.nextCursor as string | undefined;
   }
+  const firstPage = await (await rawToolResponse(reader, "read_inbox", {})).text();
   await net.stop(reader.process);
-  return percentile(samples, 50);
+  return { p50: percentile(samples, 50), firstPage };
 }
 
 export interface Memory {

@@ -40,10 +40,19 @@ function fsyncP50(dir: string, count: number): number {
 }
 
 async function httpPostP50(count: number): Promise<number> {
+  return httpAnswerP50("{}", count);
+}
+
+/**
+ * p50 of a fetch POST of 300 B to a trivial server that answers `answer`, read by the client as
+ * JSON (as a host reads a tool's result): with a page's bytes, the least any server of that page
+ * can cost its reader.
+ */
+export async function httpAnswerP50(answer: string, count: number): Promise<number> {
   const body = Buffer.alloc(300, "x");
   const server = createServer((req, res) => {
     req.resume();
-    req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+    req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(answer));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as { port: number }).port;
@@ -54,7 +63,7 @@ async function httpPostP50(count: number): Promise<number> {
       headers: { "content-type": "application/json" },
       body,
     });
-    await response.arrayBuffer();
+    await response.json();
   };
   const samples: number[] = [];
   try {

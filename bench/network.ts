@@ -140,7 +140,20 @@ export async function rawToolCall(
   args: Record<string, unknown>,
   token = daemon.token(),
 ): Promise<Record<string, unknown>> {
-  const response = await fetch(daemon.mcp, {
+  const response = await rawToolResponse(daemon, name, args, token);
+  const body = (await response.json()) as { result?: { structuredContent?: Record<string, unknown> }; error?: unknown };
+  if (body.result?.structuredContent === undefined) throw new Error(`${name} failed: ${JSON.stringify(body.error)}`);
+  return body.result.structuredContent;
+}
+
+/** The HTTP response of one modern-era tools/call, its body unread. */
+export function rawToolResponse(
+  daemon: Daemon,
+  name: string,
+  args: Record<string, unknown>,
+  token = daemon.token(),
+): Promise<Response> {
+  return fetch(daemon.mcp, {
     method: "POST",
     headers: {
       authorization: `Bearer ${token}`,
@@ -164,9 +177,6 @@ export async function rawToolCall(
       },
     }),
   });
-  const body = (await response.json()) as { result?: { structuredContent?: Record<string, unknown> }; error?: unknown };
-  if (body.result?.structuredContent === undefined) throw new Error(`${name} failed: ${JSON.stringify(body.error)}`);
-  return body.result.structuredContent;
 }
 
 /** The resident set of a process, from /proc (Linux). */
