@@ -405,6 +405,26 @@ describe("WebhookDelivery", () => {
     expect((await s.inbox.find(first))?.state).toBe("retired");
   });
 
+  it("drops an item acknowledged while its delivery waits for a retry, and offers the next", async () => {
+    const s = await setup({}, false);
+    const first = await s.inbox.admitNow({ item: item("acknowledged by the owner meanwhile") });
+    const second = await s.inbox.admitNow({ item: item("next") });
+    s.sender.reply = async () => {
+      if (s.sender.attempts.length > 1) return { kind: "response", status: 200 };
+      // The owner discards the item while the receiver answers 503.
+      await s.inbox.acknowledge(first, "owner");
+      return { kind: "response", status: 503 };
+    };
+    s.delivery.start();
+    await until(
+      async () => ((await s.inbox.find(second))?.state === "acknowledged" ? true : undefined),
+      "the next item",
+    );
+    expect(s.sender.attempts.map((a) => a.headers["webhook-id"])).toEqual([eventIdOf(first), eventIdOf(second)]);
+    expect((await s.inbox.find(first))?.state).toBe("acknowledged");
+    expect(await findOccurrence(s.store.db, s.id)).toBeUndefined();
+  });
+
   it("sends a reference instead of an envelope above 256 KiB", async () => {
     const s = await setup();
     const token = await s.inbox.admitNow({ item: item("x".repeat(300 * 1024)) });
