@@ -30,7 +30,7 @@ describe("records", () => {
   it("gives a draft's fields exactly as readRecord reads them back from its encoding", () => {
     const drafts = [
       post(),
-      post({ prev: recordHashOf(new Uint8Array([1])), content: [{ type: "data", data: { n: 1, list: [true] } }] }),
+      post({ prev: recordHashOf(new Uint8Array([1])), content: [{ type: "data", value: { n: 1, list: [true] } }] }),
       post({ kind: "genesis", conv: "group:alice,bob,carol", content: [], members: ["alice", "bob", "carol"] }),
     ];
     for (const draft of drafts) {
