@@ -12,9 +12,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readAnatomy, type AnatomyHop } from "@social-harness/protocol";
+import { BenchNetwork, rawToolCall } from "./network.js";
 
 const PAUSE_MS = Number(process.env.BENCH_ANATOMY_PAUSE ?? 60);
-import { BenchNetwork, rawToolCall } from "./network.js";
 
 export interface WaterfallStep {
   readonly label: string;

@@ -52,15 +52,16 @@ export function proposalSettler(
 ): (intent: IntentRow, signed: Signed, answer: Exclude<ProposalAnswer, { t: "head-moved" }>) => Promise<PostReceipt> {
   return async (intent, signed, answer) => {
     if (answer.t === "certified") {
-      if (answer.stored !== undefined)
-        return store(deps, intent, answer, answer.stored, readRecord(answer.stored.record));
-      const own = { record: signed.bytes, signatures: [{ signer: deps.self, signature: signed.signature }] };
+      const stored = answer.stored ?? {
+        record: signed.bytes,
+        signatures: [{ signer: deps.self, signature: signed.signature }],
+      };
       // Our own bytes: their fields and hash are those we encoded them from (no second decode).
       const read: RecordRead =
-        signed.fields !== undefined && signed.hash !== undefined
+        answer.stored === undefined && signed.fields !== undefined && signed.hash !== undefined
           ? { ok: true, record: signed.fields, hash: signed.hash }
-          : readRecord(signed.bytes);
-      return store(deps, intent, answer, own, read);
+          : readRecord(stored.record);
+      return store(deps, intent, answer, stored, read);
     }
     if (answer.reason === "internal")
       throw new SendError("delivery-pending", "the router failed; the bound post will be proposed again");
