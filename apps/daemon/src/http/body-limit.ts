@@ -20,27 +20,35 @@ function declaredLength(req: IncomingMessage): number | undefined {
   return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
 }
 
+/** How long, and how much, a refused upload is read before its connection is dropped. */
+export interface DrainLimits {
+  readonly maxBytes: number;
+  readonly maxMs: number;
+}
+
+const DRAIN: DrainLimits = { maxBytes: DRAIN_MAX_BYTES, maxMs: DRAIN_MAX_MS };
+
 /**
- * Answers 413 with `body` when the request declares more than `limit` bytes, and returns true;
- * returns false (touching nothing) otherwise.
+ * Answers 413 with `body` now and ends the response only once the rest of the upload is read
+ * (bounded by `drain`), so a client still sending reads the 413 instead of a reset. Works for a
+ * request whose body was never read and for one read part-way (paused, or already ended).
  */
-export function refuseOversizedBody(
+export function refuseUpload(
   req: IncomingMessage,
   res: ServerResponse,
-  limit: number,
   body: string,
-  drain: { readonly maxBytes: number; readonly maxMs: number } = { maxBytes: DRAIN_MAX_BYTES, maxMs: DRAIN_MAX_MS },
-): boolean {
-  const declared = declaredLength(req);
-  if (declared === undefined || declared <= limit) return false;
+  drain: DrainLimits = DRAIN,
+): void {
   res.writeHead(413, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
     connection: "close",
   });
-  // The whole answer goes out now; the response ends (and the socket closes) only once the
-  // upload is read, so the client reads the 413 instead of a reset.
   res.write(body);
+  if (req.readableEnded) {
+    res.end();
+    return;
+  }
   let drained = 0;
   const drop = () => {
     clearTimeout(timer);
@@ -57,6 +65,23 @@ export function refuseOversizedBody(
     res.end();
   });
   req.once("error", drop);
+  req.resume();
+}
+
+/**
+ * Answers 413 with `body` when the request declares more than `limit` bytes, and returns true;
+ * returns false (touching nothing) otherwise.
+ */
+export function refuseOversizedBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+  body: string,
+  drain: DrainLimits = DRAIN,
+): boolean {
+  const declared = declaredLength(req);
+  if (declared === undefined || declared <= limit) return false;
+  refuseUpload(req, res, body, drain);
   return true;
 }
 

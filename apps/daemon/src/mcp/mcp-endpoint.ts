@@ -177,7 +177,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       });
       const body = await readBody(req);
       hop("mcp.request-parsed");
-      if (body.kind === "too-large") return writeTooLarge(res);
+      if (body.kind === "too-large") return writeTooLarge(req, res);
       const direct = body.kind === "json" && deps.direct !== false ? directCallOf(req.headers, body.value) : undefined;
       const entry = direct === undefined ? undefined : prepared.get(direct.name);
       if (direct !== undefined && entry !== undefined && entry.tool.principals.includes(principal)) {

@@ -6,8 +6,7 @@
  * The raw parse is kept for checks the SDK's own validation would make impossible (`__proto__`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-
-export const MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
+import { MCP_MAX_BODY_BYTES, mcpTooLargeBody, refuseUpload } from "../http/body-limit.js";
 
 export type ReadBody =
   | { readonly kind: "json"; readonly value: unknown }
@@ -19,17 +18,47 @@ function isJson(contentType: string | undefined): boolean {
   return contentType?.split(";")[0]?.trim().toLowerCase() === "application/json";
 }
 
-export async function readBody(req: IncomingMessage): Promise<ReadBody> {
-  if (req.method !== "POST") return { kind: "raw", text: undefined };
-  if (Number(req.headers["content-length"] ?? 0) > MAX_REQUEST_BODY_BYTES) return { kind: "too-large" };
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.byteLength;
-    if (size > MAX_REQUEST_BODY_BYTES) return { kind: "too-large" };
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
+/**
+ * Reads a POST body up to the limit. Past it, reading stops with the request paused, not
+ * destroyed: the caller answers 413 and drains the rest (refuseUpload), since destroying a
+ * request whose client is still sending resets the connection before the answer is read.
+ */
+export function readBody(req: IncomingMessage): Promise<ReadBody> {
+  if (req.method !== "POST") return Promise.resolve({ kind: "raw", text: undefined });
+  if (Number(req.headers["content-length"] ?? 0) > MCP_MAX_BODY_BYTES) return Promise.resolve({ kind: "too-large" });
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size <= MCP_MAX_BODY_BYTES) {
+        chunks.push(chunk);
+        return;
+      }
+      req.pause();
+      stop();
+      resolve({ kind: "too-large" });
+    };
+    const onEnd = () => {
+      stop();
+      resolve(parsed(req, Buffer.concat(chunks).toString("utf8")));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    req.on("data", onData);
+    req.once("end", onEnd);
+    req.once("error", onError);
+  });
+}
+
+function parsed(req: IncomingMessage, text: string): ReadBody {
   if (!isJson(req.headers["content-type"])) return { kind: "raw", text };
   try {
     return { kind: "json", value: JSON.parse(text) as unknown };
@@ -56,10 +85,9 @@ export function webRequestOf(req: IncomingMessage, body: string | undefined, sig
   });
 }
 
-export function writeTooLarge(res: ServerResponse): void {
-  const message = `Payload Too Large: Request body must not exceed ${MAX_REQUEST_BODY_BYTES} bytes`;
-  res.writeHead(413, { "content-type": "application/json", connection: "close" });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+/** Answers 413 with the SDK's JSON-RPC body, and drains the rest of the upload before closing. */
+export function writeTooLarge(req: IncomingMessage, res: ServerResponse): void {
+  refuseUpload(req, res, mcpTooLargeBody(MCP_MAX_BODY_BYTES));
 }
 
 /** Writes the SDK's Response: a non-stream body in one write, an event stream as it comes. */
