@@ -5,7 +5,7 @@
  * `durable()` before anything that relies on the promise leaves the process, and one fsync covers
  * every commit made while the one before it ran.
  */
-import { open, type FileHandle } from "node:fs/promises";
+import { close, fsync, open } from "node:fs";
 import type Database from "better-sqlite3";
 import type { SqliteDatabase, SqliteStatement } from "kysely";
 
@@ -16,7 +16,8 @@ export class WalSync {
   private relaxedDepth = 0;
   private running: Promise<void> | undefined;
   private failure: Error | undefined;
-  private handle: Promise<FileHandle> | undefined;
+  /** The WAL file's descriptor, opened at the first fsync. */
+  private fd: Promise<number> | undefined;
   /** Whether the open transaction wrote: a read-only transaction's COMMIT needs no fsync. */
   transactionWrote = false;
   /** fsyncs done, for measurements and tests. */
@@ -76,17 +77,30 @@ export class WalSync {
       this.durable().catch(() => undefined);
   }
 
+  /**
+   * One fsync of the WAL on the thread pool, through the callback API: fs/promises' FileHandle
+   * costs the event loop some 15 µs more CPU a call (a promise-backed request, its bookkeeping).
+   */
   private async fsync(): Promise<void> {
-    this.handle ??= open(this.walFile, "r");
-    await (await this.handle).sync();
+    this.fd ??= new Promise((resolve, reject) => {
+      open(this.walFile, "r", (error, fd) => (error === null ? resolve(fd) : reject(error)));
+    });
+    const fd = await this.fd;
+    await new Promise<void>((resolve, reject) => {
+      fsync(fd, (error) => (error === null ? resolve() : reject(error)));
+    });
     this.fsyncs++;
   }
 
   async close(): Promise<void> {
     await this.durable();
-    const handle = this.handle;
-    this.handle = undefined;
-    if (handle !== undefined) await (await handle).close();
+    const opened = this.fd;
+    this.fd = undefined;
+    if (opened === undefined) return;
+    const fd = await opened;
+    await new Promise<void>((resolve, reject) => {
+      close(fd, (error) => (error === null ? resolve() : reject(error)));
+    });
   }
 }
 

@@ -19,8 +19,8 @@ import {
   cursors,
   ensureConversation,
   findConversation,
+  findPosition,
   findHead,
-  findRecordAt,
   recordAtHeld,
   findRecordByHash,
   insertRecord,
@@ -29,6 +29,7 @@ import {
   listRecords,
   setDisposition,
   type ConversationRow,
+  type Position,
   type StoredRecordRow,
 } from "./history.store.js";
 
@@ -74,12 +75,9 @@ export class History {
     return findConversation(db, conv);
   }
 
-  recordAt(db: DbOrTrx, conv: string, seq: number): Promise<{ hash: string } | undefined> {
-    return findRecordAt(db, conv, seq);
-  }
-
-  recordAtHeld(held: HeldStatements, conv: string, seq: number): { hash: string } | undefined {
-    return recordAtHeld(held, conv, seq);
+  /** A pushed record's conversation and the hashes at its position and the one before, in one read. */
+  position(db: DbOrTrx, conv: string, seq: number): Promise<Position> {
+    return findPosition(db, conv, seq);
   }
 
   /** The newest stored record of a conversation: what a proposal names as `prev`. */
@@ -109,7 +107,7 @@ export class History {
   /**
    * Stores a certified record at its position inside the caller's transaction and moves the
    * contiguous cursor. `opens` carries the certified members when the conversation may not be
-   * stored yet; a known conversation skips that statement.
+   * stored yet; it is stored only when it is missing.
    */
   append(trx: Trx, input: AppendInput): Promise<void> {
     this.appendHeld(RawStatements.of(trx).within(trx), input);
@@ -118,23 +116,46 @@ export class History {
 
   /** The same, with the statements of a transaction the caller holds (RawStatements.transactNow). */
   appendHeld(held: HeldStatements, input: AppendInput): void {
-    const { record, disposition } = input;
-    if (input.opens !== undefined) ensureConversation(held, record.conv, input.opens, this.now());
-    insertRecord(held, {
-      conv: record.conv,
-      seq: record.seq,
-      hash: record.hash,
-      kind: record.record.kind,
-      author: record.record.author,
-      postId: record.record.postId,
-      at: record.record.at,
-      bytes: record.bytes,
-      signatures: encodeSignatureList([...record.signatures]),
-      certificate: record.certificate,
-      disposition,
-      storedAt: this.now(),
-    });
-    advanceContiguous(held, record.conv, record.seq);
+    this.insertHeld(held, input, false);
+  }
+
+  /**
+   * Stores our own certified record unless it is stored already (ingress may have stored the
+   * router's push of it first), in the caller's transaction. Throws when another record holds
+   * its position.
+   */
+  appendOwnHeld(held: HeldStatements, input: AppendInput): void {
+    const { conv, seq, hash } = input.record;
+    if (this.insertHeld(held, input, true)) return;
+    if (recordAtHeld(held, conv, seq)?.hash !== hash)
+      throw new Error("a different record is stored at our record's position");
+  }
+
+  /** Inserts (with `ifAbsent`, unless the position is taken) and advances; false when nothing was inserted. */
+  private insertHeld(held: HeldStatements, input: AppendInput, ifAbsent: boolean): boolean {
+    const { record, disposition, opens } = input;
+    const inserted = insertRecord(
+      held,
+      {
+        conv: record.conv,
+        seq: record.seq,
+        hash: record.hash,
+        kind: record.record.kind,
+        author: record.record.author,
+        postId: record.record.postId,
+        at: record.record.at,
+        bytes: record.bytes,
+        signatures: encodeSignatureList([...record.signatures]),
+        certificate: record.certificate,
+        disposition,
+        storedAt: this.now(),
+      },
+      ifAbsent,
+    );
+    if (!inserted) return false;
+    const open = opens === undefined ? undefined : () => ensureConversation(held, record.conv, opens, this.now());
+    advanceContiguous(held, record.conv, record.seq, open);
+    return true;
   }
 
   /** Owner listing of conversations, by key. */

@@ -43,21 +43,57 @@ export async function findConversation(db: DbOrTrx, conv: string): Promise<Conve
   return { conv: row.conv, members: JSON.parse(row.members) as string[], contiguousSeq: row.contiguous_seq };
 }
 
-export function ensureConversation(held: HeldStatements, conv: string, members: readonly string[], now: number): void {
-  held.run(
+/** Stores the conversation with its certified members unless it is stored; true when it was not. */
+/** Where a pushed record would go: its conversation, and the hashes stored at its position and the one before. */
+export interface Position {
+  readonly conversation: ConversationRow | undefined;
+  readonly atHash: string | undefined;
+  readonly prevHash: string | undefined;
+}
+
+const SELECT_POSITION =
+  "SELECT c.conv, c.members, c.contiguous_seq, " +
+  "(SELECT hash FROM records WHERE conv = ? AND seq = ?) AS at_hash, " +
+  "(SELECT hash FROM records WHERE conv = ? AND seq = ?) AS prev_hash " +
+  "FROM (SELECT 1) LEFT JOIN conversations c ON c.conv = ?";
+
+/** The same three reads in one statement: ingress asks them of every pushed record. */
+export async function findPosition(db: DbOrTrx, conv: string, seq: number): Promise<Position> {
+  type Row = {
+    conv: string | null;
+    members: string | null;
+    contiguous_seq: number | null;
+    at_hash: string | null;
+    prev_hash: string | null;
+  };
+  const rows = await RawStatements.of(db).all<Row>(db, SELECT_POSITION, [conv, seq, conv, seq - 1, conv]);
+  const row = rows[0];
+  return {
+    conversation:
+      row?.conv == null || row.members === null || row.contiguous_seq === null
+        ? undefined
+        : { conv: row.conv, members: JSON.parse(row.members) as string[], contiguousSeq: row.contiguous_seq },
+    atHash: row?.at_hash ?? undefined,
+    prevHash: row?.prev_hash ?? undefined,
+  };
+}
+
+export function ensureConversation(
+  held: HeldStatements,
+  conv: string,
+  members: readonly string[],
+  now: number,
+): boolean {
+  const inserted = held.run(
     "INSERT INTO conversations (conv, members, contiguous_seq, created_at) VALUES (?, ?, 0, ?) ON CONFLICT (conv) DO NOTHING",
     [conv, JSON.stringify(members), now],
   );
+  return inserted === 1;
 }
 
 const SELECT_RECORD_AT = "SELECT hash FROM records WHERE conv = ? AND seq = ?";
 
-export async function findRecordAt(db: DbOrTrx, conv: string, seq: number): Promise<{ hash: string } | undefined> {
-  const rows = await RawStatements.of(db).all<{ hash: string }>(db, SELECT_RECORD_AT, [conv, seq]);
-  return rows[0];
-}
-
-/** The same, inside a transaction the caller holds. */
+/** The hash stored at a position, inside a transaction the caller holds. */
 export function recordAtHeld(held: HeldStatements, conv: string, seq: number): { hash: string } | undefined {
   return held.all<{ hash: string }>(SELECT_RECORD_AT, [conv, seq])[0];
 }
@@ -67,25 +103,30 @@ export async function findRecordByHash(db: DbOrTrx, hash: string): Promise<Store
   return row === undefined ? undefined : toStoredRecord(row);
 }
 
-export function insertRecord(held: HeldStatements, row: Omit<StoredRecordRow, "id">): void {
-  held.run(
-    "INSERT INTO records (conv, seq, hash, kind, author, post_id, at, bytes, signatures, certificate, disposition, " +
-      "stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    [
-      row.conv,
-      row.seq,
-      row.hash,
-      row.kind,
-      row.author,
-      row.postId,
-      row.at,
-      Buffer.from(row.bytes),
-      Buffer.from(row.signatures),
-      Buffer.from(row.certificate),
-      row.disposition,
-      row.storedAt,
-    ],
-  );
+const INSERT_RECORD =
+  "INSERT INTO records (conv, seq, hash, kind, author, post_id, at, bytes, signatures, certificate, disposition, " +
+  "stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+/**
+ * Inserts a record. `ifAbsent` leaves a taken position (or hash) alone instead of failing, and
+ * says so: the caller then reads what holds the position, instead of reading before every insert.
+ */
+export function insertRecord(held: HeldStatements, row: Omit<StoredRecordRow, "id">, ifAbsent = false): boolean {
+  const inserted = held.run(ifAbsent ? `${INSERT_RECORD} ON CONFLICT DO NOTHING` : INSERT_RECORD, [
+    row.conv,
+    row.seq,
+    row.hash,
+    row.kind,
+    row.author,
+    row.postId,
+    row.at,
+    Buffer.from(row.bytes),
+    Buffer.from(row.signatures),
+    Buffer.from(row.certificate),
+    row.disposition,
+    row.storedAt,
+  ]);
+  return inserted === 1;
 }
 
 const stepContiguous = (held: HeldStatements, conv: string, from: number, to: number) =>
@@ -96,9 +137,15 @@ const selectStoredAfter = (held: HeldStatements, conv: string, seq: number) =>
 /**
  * After storing the record at `seq`: moves the contiguous cursor over it, and over the records
  * already stored right after it (our own posts can be stored ahead of the records before them).
+ * `open` stores the conversation when the cursor could not move, and says whether it was missing:
+ * a known conversation, the usual case, costs no statement for it.
  */
-export function advanceContiguous(held: HeldStatements, conv: string, seq: number): void {
-  if (stepContiguous(held, conv, seq - 1, seq) === 0) return;
+export function advanceContiguous(held: HeldStatements, conv: string, seq: number, open?: () => boolean): void {
+  if (
+    stepContiguous(held, conv, seq - 1, seq) === 0 &&
+    !(open?.() === true && stepContiguous(held, conv, seq - 1, seq) === 1)
+  )
+    return;
   let cursor = seq;
   for (;;) {
     const ahead = selectStoredAfter(held, conv, cursor);

@@ -20,12 +20,14 @@ export interface HttpEndpoints {
  * such a request would fail after it may have reached the daemon (an outcome-unknown send).
  */
 const KEEP_ALIVE_MS = 65_000;
+/** The answer to an MCP body declared too large, built once. */
+const MCP_TOO_LARGE = mcpTooLargeBody(MCP_MAX_BODY_BYTES);
 
 export function createHttpServer(endpoints: HttpEndpoints, log: Logger): Server {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? "/";
     if (url === "/mcp" || url.startsWith("/mcp?")) {
-      if (refuseOversizedBody(req, res, MCP_MAX_BODY_BYTES, mcpTooLargeBody(MCP_MAX_BODY_BYTES))) return;
+      if (refuseOversizedBody(req, res, MCP_MAX_BODY_BYTES, MCP_TOO_LARGE)) return;
       endpoints.mcp(req, res).catch((error: unknown) => {
         log.error({ err: error }, "mcp request failed");
         if (!res.headersSent) res.writeHead(500).end();

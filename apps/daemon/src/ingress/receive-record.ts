@@ -57,12 +57,11 @@ export async function receiveRecord(
   };
 
   // Position. Our own post may be stored already: the send path stores it from its certificate.
-  const conversation = await history.conversation(trx, conv);
-  const existing = await history.recordAt(trx, conv, seq);
-  if (existing !== undefined) {
-    return existing.hash === hash
+  const { conversation, atHash, prevHash } = await history.position(trx, conv, seq);
+  if (atHash !== undefined) {
+    return atHash === hash
       ? { outcome: { kind: "duplicate" } }
-      : refuse("it conflicts with the certified record at its position", { stored: existing.hash });
+      : refuse("it conflicts with the certified record at its position", { stored: atHash });
   }
   const contiguous = conversation?.contiguousSeq ?? 0;
   if (seq > contiguous + 1)
@@ -72,7 +71,6 @@ export async function receiveRecord(
   // Verify.
   const routerKey = deps.routerKey.current;
   if (routerKey === undefined) return refuse("the router key is not pinned yet");
-  const prevHash = seq > 1 ? (await history.recordAt(trx, conv, seq - 1))?.hash : undefined;
   const known = deps.verified;
   const verified = verifyRecordFrame(
     frame,

@@ -96,24 +96,19 @@ async function store(
     // The intent is durably bound; if power fails before this commit reaches the disk, the
     // restart re-proposes it and the router answers with this same record.
     await heldTransaction(deps.db, "relaxed", (held) => {
-      const existing = deps.history.recordAtHeld(held, answer.conv, answer.seq);
-      if (existing !== undefined && existing.hash !== answer.record)
-        throw new Error("a different record is stored at our record's position");
-      if (existing === undefined) {
-        deps.history.appendHeld(held, {
-          record: {
-            conv: answer.conv,
-            seq: answer.seq,
-            hash: answer.record,
-            record: read.record,
-            bytes,
-            signatures,
-            certificate: answer.certificate,
-          },
-          disposition: "own",
-          opens: membersOfConversation(answer.conv) ?? [],
-        });
-      }
+      deps.history.appendOwnHeld(held, {
+        record: {
+          conv: answer.conv,
+          seq: answer.seq,
+          hash: answer.record,
+          record: read.record,
+          bytes,
+          signatures,
+          certificate: answer.certificate,
+        },
+        disposition: "own",
+        opens: membersOfConversation(answer.conv) ?? [],
+      });
       settleIntentHeld(held, intent.postId, "certified", { recordHash: answer.record }, deps.now());
     });
   } catch (cause) {

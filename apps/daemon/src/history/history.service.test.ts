@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { heldTransaction, openDaemonStore, type DaemonStore } from "../db/database.js";
+import { History, type CertifiedRecord } from "./history.service.js";
+
+const CONV = "g:test";
+const stores: DaemonStore[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function history(): Promise<{ store: DaemonStore; history: History }> {
+  const dir = mkdtempSync(path.join(tmpdir(), "history-"));
+  dirs.push(dir);
+  const store = await openDaemonStore(path.join(dir, "d.db"));
+  stores.push(store);
+  return { store, history: new History(store, () => 1_000) };
+}
+
+function record(seq: number, hash = `h${seq}`): CertifiedRecord {
+  return {
+    conv: CONV,
+    seq,
+    hash,
+    record: { kind: "post", author: "a", postId: `p${seq}`, at: seq } as CertifiedRecord["record"],
+    bytes: new Uint8Array([seq]),
+    signatures: [],
+    certificate: new Uint8Array([seq]),
+  };
+}
+
+const own = (store: DaemonStore, h: History, r: CertifiedRecord) =>
+  heldTransaction(store.db, "relaxed", (held) =>
+    h.appendOwnHeld(held, { record: r, disposition: "own", opens: ["a", "b"] }),
+  );
+
+describe("History: our own records", () => {
+  it("opens the conversation with its members on the first record, and moves the cursor over records stored ahead", async () => {
+    const { store, history: h } = await history();
+    await own(store, h, record(2));
+    expect(await h.conversation(store.db, CONV)).toEqual({ conv: CONV, members: ["a", "b"], contiguousSeq: 0 });
+    await own(store, h, record(1));
+    expect((await h.conversation(store.db, CONV))?.contiguousSeq).toBe(2);
+    await own(store, h, record(3));
+    expect((await h.conversation(store.db, CONV))?.contiguousSeq).toBe(3);
+  });
+
+  it("stores a record it already holds once, and refuses a different record at its position", async () => {
+    const { store, history: h } = await history();
+    await own(store, h, record(1));
+    await own(store, h, record(1));
+    expect((await h.recordsAfter(store.db, CONV, 0, 10)).map((r) => r.hash)).toEqual(["h1"]);
+    await expect(own(store, h, record(1, "other"))).rejects.toThrow(/different record/);
+    expect((await h.recordsAfter(store.db, CONV, 0, 10)).map((r) => r.hash)).toEqual(["h1"]);
+    expect((await h.conversation(store.db, CONV))?.contiguousSeq).toBe(1);
+  });
+
+  it("reads a position's conversation and the hashes at and before it in one answer", async () => {
+    const { store, history: h } = await history();
+    expect(await h.position(store.db, CONV, 1)).toEqual({
+      conversation: undefined,
+      atHash: undefined,
+      prevHash: undefined,
+    });
+    await own(store, h, record(1));
+    await own(store, h, record(2));
+    expect(await h.position(store.db, CONV, 2)).toEqual({
+      conversation: { conv: CONV, members: ["a", "b"], contiguousSeq: 2 },
+      atHash: "h2",
+      prevHash: "h1",
+    });
+    expect(await h.position(store.db, CONV, 3)).toMatchObject({ atHash: undefined, prevHash: "h2" });
+  });
+});
