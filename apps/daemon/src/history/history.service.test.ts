@@ -65,6 +65,7 @@ describe("History: our own records", () => {
       conversation: undefined,
       atHash: undefined,
       prevHash: undefined,
+      storedAfter: false,
     });
     await own(store, h, record(1));
     await own(store, h, record(2));
@@ -72,7 +73,35 @@ describe("History: our own records", () => {
       conversation: { conv: CONV, members: ["a", "b"], contiguousSeq: 2 },
       atHash: "h2",
       prevHash: "h1",
+      storedAfter: false,
     });
-    expect(await h.position(store.db, CONV, 3)).toMatchObject({ atHash: undefined, prevHash: "h2" });
+    expect(await h.position(store.db, CONV, 1)).toMatchObject({ storedAfter: true });
+    expect(await h.position(store.db, CONV, 3)).toMatchObject({
+      atHash: undefined,
+      prevHash: "h2",
+      storedAfter: false,
+    });
+  });
+
+  it("moves the cursor over our records stored ahead when a pushed record fills the gap, as its position says", async () => {
+    const { store, history: h } = await history();
+    await own(store, h, record(1));
+    await own(store, h, record(3));
+    await own(store, h, record(4));
+    const position = await h.position(store.db, CONV, 2);
+    expect(position).toMatchObject({ atHash: undefined, prevHash: "h1", storedAfter: true });
+    await store.db
+      .transaction()
+      .execute((trx) =>
+        h.append(trx, { record: record(2), disposition: "delivered", storedAfter: position.storedAfter }),
+      );
+    expect((await h.conversation(store.db, CONV))?.contiguousSeq).toBe(4);
+    // With nothing stored after it, the next record moves the cursor by one, without looking ahead.
+    const next = await h.position(store.db, CONV, 5);
+    expect(next.storedAfter).toBe(false);
+    await store.db
+      .transaction()
+      .execute((trx) => h.append(trx, { record: record(5), disposition: "delivered", storedAfter: next.storedAfter }));
+    expect((await h.conversation(store.db, CONV))?.contiguousSeq).toBe(5);
   });
 });

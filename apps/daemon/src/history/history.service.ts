@@ -58,6 +58,8 @@ export interface AppendInput {
   readonly record: CertifiedRecord;
   readonly disposition: Disposition;
   readonly opens?: readonly string[];
+  /** False when the caller read, in this transaction, that no record is stored after this one. */
+  readonly storedAfter?: boolean;
 }
 
 export class History {
@@ -133,7 +135,7 @@ export class History {
 
   /** Inserts (with `ifAbsent`, unless the position is taken) and advances; false when nothing was inserted. */
   private insertHeld(held: HeldStatements, input: AppendInput, ifAbsent: boolean): boolean {
-    const { record, disposition, opens } = input;
+    const { record, disposition, opens, storedAfter } = input;
     const inserted = insertRecord(
       held,
       {
@@ -154,7 +156,7 @@ export class History {
     );
     if (!inserted) return false;
     const open = opens === undefined ? undefined : () => ensureConversation(held, record.conv, opens, this.now());
-    advanceContiguous(held, record.conv, record.seq, open);
+    advanceContiguous(held, record.conv, record.seq, open, storedAfter);
     return true;
   }
 

@@ -44,20 +44,25 @@ export async function findConversation(db: DbOrTrx, conv: string): Promise<Conve
 }
 
 /** Stores the conversation with its certified members unless it is stored; true when it was not. */
-/** Where a pushed record would go: its conversation, and the hashes stored at its position and the one before. */
+/**
+ * Where a pushed record would go: its conversation, the hashes stored at its position and the one
+ * before, and whether any record is stored after it (our own posts can be stored ahead).
+ */
 export interface Position {
   readonly conversation: ConversationRow | undefined;
   readonly atHash: string | undefined;
   readonly prevHash: string | undefined;
+  readonly storedAfter: boolean;
 }
 
 const SELECT_POSITION =
   "SELECT c.conv, c.members, c.contiguous_seq, " +
   "(SELECT hash FROM records WHERE conv = ? AND seq = ?) AS at_hash, " +
-  "(SELECT hash FROM records WHERE conv = ? AND seq = ?) AS prev_hash " +
+  "(SELECT hash FROM records WHERE conv = ? AND seq = ?) AS prev_hash, " +
+  "EXISTS (SELECT 1 FROM records WHERE conv = ? AND seq > ?) AS stored_after " +
   "FROM (SELECT 1) LEFT JOIN conversations c ON c.conv = ?";
 
-/** The same three reads in one statement: ingress asks them of every pushed record. */
+/** These four reads in one statement: ingress asks them of every pushed record. */
 export async function findPosition(db: DbOrTrx, conv: string, seq: number): Promise<Position> {
   type Row = {
     conv: string | null;
@@ -65,8 +70,9 @@ export async function findPosition(db: DbOrTrx, conv: string, seq: number): Prom
     contiguous_seq: number | null;
     at_hash: string | null;
     prev_hash: string | null;
+    stored_after: number;
   };
-  const rows = await RawStatements.of(db).all<Row>(db, SELECT_POSITION, [conv, seq, conv, seq - 1, conv]);
+  const rows = await RawStatements.of(db).all<Row>(db, SELECT_POSITION, [conv, seq, conv, seq - 1, conv, seq, conv]);
   const row = rows[0];
   return {
     conversation:
@@ -75,6 +81,7 @@ export async function findPosition(db: DbOrTrx, conv: string, seq: number): Prom
         : { conv: row.conv, members: JSON.parse(row.members) as string[], contiguousSeq: row.contiguous_seq },
     atHash: row?.at_hash ?? undefined,
     prevHash: row?.prev_hash ?? undefined,
+    storedAfter: row?.stored_after === 1,
   };
 }
 
@@ -138,14 +145,22 @@ const selectStoredAfter = (held: HeldStatements, conv: string, seq: number) =>
  * After storing the record at `seq`: moves the contiguous cursor over it, and over the records
  * already stored right after it (our own posts can be stored ahead of the records before them).
  * `open` stores the conversation when the cursor could not move, and says whether it was missing:
- * a known conversation, the usual case, costs no statement for it.
+ * a known conversation, the usual case, costs no statement for it. `storedAfter` false (the
+ * caller read, in this transaction, that nothing is stored after `seq`) skips looking ahead.
  */
-export function advanceContiguous(held: HeldStatements, conv: string, seq: number, open?: () => boolean): void {
+export function advanceContiguous(
+  held: HeldStatements,
+  conv: string,
+  seq: number,
+  open?: () => boolean,
+  storedAfter = true,
+): void {
   if (
     stepContiguous(held, conv, seq - 1, seq) === 0 &&
     !(open?.() === true && stepContiguous(held, conv, seq - 1, seq) === 1)
   )
     return;
+  if (!storedAfter) return;
   let cursor = seq;
   for (;;) {
     const ahead = selectStoredAfter(held, conv, cursor);

@@ -57,7 +57,7 @@ export async function receiveRecord(
   };
 
   // Position. Our own post may be stored already: the send path stores it from its certificate.
-  const { conversation, atHash, prevHash } = await history.position(trx, conv, seq);
+  const { conversation, atHash, prevHash, storedAfter } = await history.position(trx, conv, seq);
   if (atHash !== undefined) {
     return atHash === hash
       ? { outcome: { kind: "duplicate" } }
@@ -98,6 +98,7 @@ export async function receiveRecord(
     },
     disposition: arrival.disposition,
     opens: conversation === undefined ? members : undefined,
+    storedAfter,
   });
   return { outcome: { kind: "stored" }, ...arrival };
 }
