@@ -79,7 +79,7 @@ export class WalSync {
 
   /**
    * One fsync of the WAL on the thread pool, through the callback API: fs/promises' FileHandle
-   * costs the event loop some 15 µs more CPU a call (a promise-backed request, its bookkeeping).
+   * costs some 20 µs more CPU a call (a promise-backed request, its bookkeeping).
    */
   private async fsync(): Promise<void> {
     this.fd ??= new Promise((resolve, reject) => {
