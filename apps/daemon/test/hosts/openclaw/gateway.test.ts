@@ -54,6 +54,17 @@ describe("the real OpenClaw gateway with the social-harness plugin", () => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
+  /**
+   * Waits until the model has been asked about `marker`: bob's inbox is empty both before the item
+   * arrives and after its turn, so a test that looks for the empty inbox waits for this first.
+   */
+  const modelAsked = (marker: string) =>
+    eventually(
+      async () => (model.requestsFor(marker).length > 0 ? true : undefined),
+      60_000,
+      `the model to be asked about ${marker}`,
+    );
+
   const bobsInboxIsEmpty = () =>
     eventually(
       async () => ((await readAll(net.agent("bob"))).length === 0 ? true : undefined),
@@ -120,8 +131,8 @@ describe("the real OpenClaw gateway with the social-harness plugin", () => {
   it("keeps final text private: a final answer without the message tool posts nothing", async () => {
     model.on("private-final", { text: "SECRET-FINAL-TEXT" });
     await net.send("alice", "agent:bob", "private-final");
+    await modelAsked("private-final");
     await bobsInboxIsEmpty();
-    expect(model.requestsFor("private-final").length).toBeGreaterThan(0);
     for (const name of ["alice", "carol"]) {
       expect((await readAll(net.agent(name))).filter((e) => JSON.stringify(e.item).includes("SECRET-FINAL"))).toEqual(
         [],
@@ -132,6 +143,7 @@ describe("the real OpenClaw gateway with the social-harness plugin", () => {
   it("returns a refused send to the model as the tool's error, naming the reason", async () => {
     model.on("write-nobody", { tool: { action: "send", target: "agent:nobody-here", message: "hello?" } });
     await net.send("alice", "agent:bob", "write-nobody");
+    await modelAsked("write-nobody");
     await bobsInboxIsEmpty();
     const after = await eventually(
       async () =>
@@ -151,8 +163,8 @@ describe("the real OpenClaw gateway with the social-harness plugin", () => {
     const alicesBefore = (await readAll(net.agent("alice"))).length;
     const logFrom = gateway.log().length;
     await net.send("alice", "agent:bob", "model-breaks");
+    await modelAsked("model-breaks");
     await bobsInboxIsEmpty();
-    expect(model.requestsFor("model-breaks").length).toBeGreaterThan(0);
     expect(gateway.log().slice(logFrom)).toContain("withheld final output for agent:alice");
     expect(await readAll(net.agent("alice"))).toHaveLength(alicesBefore);
   });
