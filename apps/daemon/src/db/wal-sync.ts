@@ -6,6 +6,7 @@
  * every commit made while the one before it ran.
  */
 import { close, fsync, open } from "node:fs";
+import { promisify } from "node:util";
 import type Database from "better-sqlite3";
 import type { SqliteDatabase, SqliteStatement } from "kysely";
 
@@ -82,13 +83,8 @@ export class WalSync {
    * costs some 20 µs more CPU a call (a promise-backed request, its bookkeeping).
    */
   private async fsync(): Promise<void> {
-    this.fd ??= new Promise((resolve, reject) => {
-      open(this.walFile, "r", (error, fd) => (error === null ? resolve(fd) : reject(error)));
-    });
-    const fd = await this.fd;
-    await new Promise<void>((resolve, reject) => {
-      fsync(fd, (error) => (error === null ? resolve() : reject(error)));
-    });
+    this.fd ??= openFile(this.walFile, "r");
+    await fsyncFile(await this.fd);
     this.fsyncs++;
   }
 
@@ -96,13 +92,13 @@ export class WalSync {
     await this.durable();
     const opened = this.fd;
     this.fd = undefined;
-    if (opened === undefined) return;
-    const fd = await opened;
-    await new Promise<void>((resolve, reject) => {
-      close(fd, (error) => (error === null ? resolve() : reject(error)));
-    });
+    if (opened !== undefined) await closeFile(await opened);
   }
 }
+
+const openFile = promisify(open);
+const fsyncFile = promisify(fsync);
+const closeFile = promisify(close);
 
 /**
  * Wraps Kysely's better-sqlite3 handle so that each COMMIT, and each write outside a transaction

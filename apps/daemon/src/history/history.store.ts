@@ -72,16 +72,17 @@ export async function findPosition(db: DbOrTrx, conv: string, seq: number): Prom
     prev_hash: string | null;
     stored_after: number;
   };
+  // FROM (SELECT 1) makes it one row always; the conversation's columns are null when it is not stored.
   const rows = await RawStatements.of(db).all<Row>(db, SELECT_POSITION, [conv, seq, conv, seq - 1, conv, seq, conv]);
-  const row = rows[0];
+  const row = rows[0]!;
   return {
     conversation:
-      row?.conv == null || row.members === null || row.contiguous_seq === null
+      row.conv === null
         ? undefined
-        : { conv: row.conv, members: JSON.parse(row.members) as string[], contiguousSeq: row.contiguous_seq },
-    atHash: row?.at_hash ?? undefined,
-    prevHash: row?.prev_hash ?? undefined,
-    storedAfter: row?.stored_after === 1,
+        : { conv: row.conv, members: JSON.parse(row.members!) as string[], contiguousSeq: row.contiguous_seq! },
+    atHash: row.at_hash ?? undefined,
+    prevHash: row.prev_hash ?? undefined,
+    storedAfter: row.stored_after === 1,
   };
 }
 
@@ -155,12 +156,10 @@ export function advanceContiguous(
   open?: () => boolean,
   storedAfter = true,
 ): void {
-  if (
-    stepContiguous(held, conv, seq - 1, seq) === 0 &&
-    !(open?.() === true && stepContiguous(held, conv, seq - 1, seq) === 1)
-  )
-    return;
-  if (!storedAfter) return;
+  const step = () => stepContiguous(held, conv, seq - 1, seq) === 1;
+  // A missing conversation, once stored, lets the cursor move; a record ahead of it never does.
+  const moved = step() || (open?.() === true && step());
+  if (!moved || !storedAfter) return;
   let cursor = seq;
   for (;;) {
     const ahead = selectStoredAfter(held, conv, cursor);

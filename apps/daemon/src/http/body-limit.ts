@@ -86,10 +86,8 @@ export function refuseOversizedBody(
 }
 
 /** The JSON-RPC error the MCP endpoint answers for an oversized body (the SDK's own wording). */
-export function mcpTooLargeBody(limit: number): string {
-  return JSON.stringify({
-    jsonrpc: "2.0",
-    error: { code: -32000, message: `Payload Too Large: Request body must not exceed ${limit} bytes` },
-    id: null,
-  });
-}
+export const MCP_TOO_LARGE_BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  error: { code: -32000, message: `Payload Too Large: Request body must not exceed ${MCP_MAX_BODY_BYTES} bytes` },
+  id: null,
+});

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import { MCP_MAX_BODY_BYTES, mcpTooLargeBody, refuseOversizedBody } from "./body-limit.js";
+import { MCP_MAX_BODY_BYTES, MCP_TOO_LARGE_BODY, refuseOversizedBody } from "./body-limit.js";
 
 export interface HttpEndpoints {
   mcp(req: IncomingMessage, res: ServerResponse): Promise<void>;
@@ -20,14 +20,12 @@ export interface HttpEndpoints {
  * such a request would fail after it may have reached the daemon (an outcome-unknown send).
  */
 const KEEP_ALIVE_MS = 65_000;
-/** The answer to an MCP body declared too large, built once. */
-const MCP_TOO_LARGE = mcpTooLargeBody(MCP_MAX_BODY_BYTES);
 
 export function createHttpServer(endpoints: HttpEndpoints, log: Logger): Server {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? "/";
     if (url === "/mcp" || url.startsWith("/mcp?")) {
-      if (refuseOversizedBody(req, res, MCP_MAX_BODY_BYTES, MCP_TOO_LARGE)) return;
+      if (refuseOversizedBody(req, res, MCP_MAX_BODY_BYTES, MCP_TOO_LARGE_BODY)) return;
       endpoints.mcp(req, res).catch((error: unknown) => {
         log.error({ err: error }, "mcp request failed");
         if (!res.headersSent) res.writeHead(500).end();

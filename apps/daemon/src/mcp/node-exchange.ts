@@ -6,7 +6,7 @@
  * The raw parse is kept for checks the SDK's own validation would make impossible (`__proto__`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { MCP_MAX_BODY_BYTES, mcpTooLargeBody, refuseUpload } from "../http/body-limit.js";
+import { MCP_MAX_BODY_BYTES, MCP_TOO_LARGE_BODY, refuseUpload } from "../http/body-limit.js";
 
 export type ReadBody =
   | { readonly kind: "json"; readonly value: unknown }
@@ -21,11 +21,11 @@ function isJson(contentType: string | undefined): boolean {
 /**
  * Reads a POST body up to the limit. Past it, reading stops with the request paused, not
  * destroyed: the caller answers 413 and drains the rest (refuseUpload), since destroying a
- * request whose client is still sending resets the connection before the answer is read.
+ * request whose client is still sending resets the connection before the answer is read. A body
+ * declared too large never gets here: the HTTP front refuses it (refuseOversizedBody).
  */
 export function readBody(req: IncomingMessage): Promise<ReadBody> {
   if (req.method !== "POST") return Promise.resolve({ kind: "raw", text: undefined });
-  if (Number(req.headers["content-length"] ?? 0) > MCP_MAX_BODY_BYTES) return Promise.resolve({ kind: "too-large" });
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -87,7 +87,7 @@ export function webRequestOf(req: IncomingMessage, body: string | undefined, sig
 
 /** Answers 413 with the SDK's JSON-RPC body, and drains the rest of the upload before closing. */
 export function writeTooLarge(req: IncomingMessage, res: ServerResponse): void {
-  refuseUpload(req, res, mcpTooLargeBody(MCP_MAX_BODY_BYTES));
+  refuseUpload(req, res, MCP_TOO_LARGE_BODY);
 }
 
 /** Writes the SDK's Response: a non-stream body in one write, an event stream as it comes. */
