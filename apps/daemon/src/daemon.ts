@@ -113,7 +113,13 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
   const { log } = config;
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const credentials = loadCredentials(config.dataDir);
-  const store = await openDaemonStore(path.join(config.dataDir, "daemon.db"), config.statementCounter);
+  const store = await openDaemonStore(path.join(config.dataDir, "daemon.db"), {
+    counter: config.statementCounter,
+    sync: {
+      onMove: (to, medianMs) =>
+        log.info({ medianMs, to }, `WAL fsyncs now run on the ${to === "loop" ? "event loop" : "thread pool"}`),
+    },
+  });
 
   const metrics: DaemonMetrics = new DaemonMetrics({
     inboxPending: () => inbox.pendingCount(),

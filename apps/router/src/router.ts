@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { randomBytes } from "node:crypto";
 import { createLocalBus, createPostgresBus } from "./bus/bus.js";
 import { AppendBatcher, RecentRecords, type AppendContext } from "./conversations/append.service.js";
-import { inProcessWriter, startSqliteWriter } from "./conversations/append-writer.js";
+import { inProcessWriter, sqliteWriter } from "./conversations/append-writer.js";
 import { GenesisCoordinator } from "./conversations/genesis.service.js";
 import { openRouterStore } from "./db/database.js";
 import { LinkServer } from "./link/link-server.js";
@@ -70,7 +70,19 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   const writer =
     store.sqliteFile === undefined
       ? inProcessWriter(store.db, { dialect: store.dialect, routerKey, now: ctx.now })
-      : await startSqliteWriter({ file: store.sqliteFile, seed: routerKey.seed, anatomy: anatomyOptions() });
+      : sqliteWriter({
+          file: store.sqliteFile,
+          routerKey,
+          now: ctx.now,
+          anatomy: anatomyOptions(),
+          placement: {
+            onMove: (to, medianMs) =>
+              options.log.info(
+                { medianMs, to },
+                `SQLite batches now commit on ${to === "loop" ? "the event loop" : "a writer thread"}`,
+              ),
+          },
+        });
   const appends = new AppendBatcher(ctx, writer);
   const genesis = new GenesisCoordinator(ctx, appends, {
     deliveryTimeoutMs: store.postgres === undefined ? 0 : 2_000,

@@ -6,3 +6,10 @@
 export { prepared } from "./prepared.js";
 export { withStatementCache } from "./statement-cache.js";
 export { createStatementCounter, type StatementCounter, type StatementCounts } from "./statement-counter.js";
+export {
+  CommitPlacement,
+  LEAVE_LOOP_MS,
+  RETURN_TO_LOOP_MS,
+  type CommitPlace,
+  type CommitPlacementOptions,
+} from "./commit-placement.js";

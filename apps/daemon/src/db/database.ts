@@ -7,7 +7,7 @@
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect, type Transaction } from "kysely";
 import { Migrator } from "kysely/migration";
-import { withStatementCache, type StatementCounter } from "@social-harness/sqlite";
+import { withStatementCache, type CommitPlacementOptions, type StatementCounter } from "@social-harness/sqlite";
 import { daemonMigrations } from "./migrations/index.js";
 import { RawStatements, type HeldStatements } from "./raw-statements.js";
 import { countingCommits, WalSync } from "./wal-sync.js";
@@ -61,14 +61,21 @@ export interface DaemonStore {
 
 const syncs = new WeakMap<Db, WalSync>();
 
+export interface DaemonStoreOptions {
+  readonly counter?: StatementCounter;
+  /** Where the WAL's group fsyncs run (db/wal-sync.ts), and who is told when they move. */
+  readonly sync?: CommitPlacementOptions;
+}
+
 /** Opens and migrates the daemon database; startup fails on a migration error. */
-export async function openDaemonStore(file: string, counter?: StatementCounter): Promise<DaemonStore> {
+export async function openDaemonStore(file: string, options: DaemonStoreOptions = {}): Promise<DaemonStore> {
+  const { counter } = options;
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
-  // Commits write the WAL without an fsync; WalSync fsyncs it, grouped, on the thread pool.
+  // Commits write the WAL without an fsync; WalSync fdatasyncs it, once per group of commits.
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
-  const sync = new WalSync(`${file}-wal`);
+  const sync = new WalSync(`${file}-wal`, options.sync);
   const db = new Kysely<DaemonDatabase>({
     dialect: new SqliteDialect({ database: countingCommits(withStatementCache(sqlite, counter), sqlite, sync) }),
   });

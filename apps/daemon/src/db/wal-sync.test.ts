@@ -4,6 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import type { CommitPlace, CommitPlacementOptions } from "@social-harness/sqlite";
 import { countingCommits, WalSync } from "./wal-sync.js";
 
 interface Db {
@@ -15,7 +16,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function open(): Promise<{ db: Kysely<Db>; sync: WalSync }> {
+async function openSync(options: CommitPlacementOptions = {}): Promise<{ db: Kysely<Db>; sync: WalSync; sqlite: Database.Database }> {
   const dir = mkdtempSync(path.join(tmpdir(), "wal-sync-"));
   dirs.push(dir);
   const file = path.join(dir, "d.db");
@@ -23,9 +24,9 @@ async function open(): Promise<{ db: Kysely<Db>; sync: WalSync }> {
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.exec("CREATE TABLE t (v INTEGER)");
-  const sync = new WalSync(`${file}-wal`);
+  const sync = new WalSync(`${file}-wal`, options);
   const db = new Kysely<Db>({ dialect: new SqliteDialect({ database: countingCommits(sqlite, sqlite, sync) }) });
-  return { db, sync };
+  return { db, sync, sqlite };
 }
 
 async function fsyncsReach(sync: WalSync, count: number): Promise<void> {
@@ -36,7 +37,9 @@ async function fsyncsReach(sync: WalSync, count: number): Promise<void> {
   }
 }
 
-describe("WalSync", () => {
+describe.each<CommitPlace>(["loop", "thread"])("WalSync, fsyncs on the %s", (placement) => {
+  const open = (options: CommitPlacementOptions = {}) => openSync({ start: placement, ...options });
+
   it("fsyncs before durable() resolves after a commit, and not when nothing was committed", async () => {
     const { db, sync } = await open();
     await db.transaction().execute((trx) => trx.insertInto("t").values({ v: 1 }).execute());
@@ -96,7 +99,7 @@ describe("WalSync", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "wal-sync-"));
     dirs.push(dir);
     // The WAL path names no file, so the fsync's open fails as a failed fsync would.
-    const sync = new WalSync(path.join(dir, "missing", "d.db-wal"));
+    const sync = new WalSync(path.join(dir, "missing", "d.db-wal"), { start: placement });
     sync.committedOne(true);
     sync.start();
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -107,5 +110,76 @@ describe("WalSync", () => {
     sync.committedOne(true);
     await expect(sync.durable()).rejects.toThrow(/ENOENT/);
     expect(sync.fsyncs).toBe(0);
+  });
+});
+
+describe("WalSync placement", () => {
+  it("covers every commit of one turn with one fsync on the loop", async () => {
+    const { sqlite, sync } = await openSync();
+    const insert = sqlite.prepare("INSERT INTO t (v) VALUES (?)");
+    for (let v = 0; v < 10; v++) {
+      insert.run(v);
+      sync.committedOne(true);
+    }
+    await Promise.all(Array.from({ length: 10 }, () => sync.durable()));
+    expect(sync.fsyncs).toBe(1);
+    await sync.close();
+    sqlite.close();
+  });
+
+  it("moves fsyncs to the thread pool when their median is slow, says so, and times the disk on the loop now and then", async () => {
+    const moves: CommitPlace[] = [];
+    // Every fsync counts as slow: the first full window of samples moves them.
+    const { sqlite, sync } = await openSync({
+      leaveMs: -1,
+      returnMs: -2,
+      onMove: (to) => moves.push(to),
+    });
+    const insert = sqlite.prepare("INSERT INTO t (v) VALUES (?)");
+    for (let v = 0; v < 15 + 64; v++) {
+      insert.run(v);
+      sync.committedOne(true);
+      await sync.durable();
+      if (v < 14) expect(sync.place).toBe("loop");
+    }
+    expect(sync.place).toBe("thread");
+    expect(sync.fsyncs).toBe(79);
+    expect(moves).toEqual(["thread"]);
+    await sync.close();
+    sqlite.close();
+  });
+
+  it("brings fsyncs back to the loop once probes on the loop find the disk fast again", async () => {
+    const moves: CommitPlace[] = [];
+    const { sqlite, sync } = await openSync({
+      start: "thread",
+      leaveMs: 60_000,
+      returnMs: 30_000,
+      onMove: (to) => moves.push(to),
+    });
+    const insert = sqlite.prepare("INSERT INTO t (v) VALUES (?)");
+    // One fsync in 32 runs on the loop while they are on the pool: 15 such probes bring them back.
+    for (let v = 0; v < 32 * 15 && sync.place === "thread"; v++) {
+      insert.run(v);
+      sync.committedOne(true);
+      await sync.durable();
+    }
+    expect(sync.place).toBe("loop");
+    expect(moves).toEqual(["loop"]);
+    await sync.close();
+    sqlite.close();
+  });
+
+  it("keeps fsyncs on the loop while the disk answers within the limit", async () => {
+    const { sqlite, sync } = await openSync({ leaveMs: 60_000, returnMs: 30_000 });
+    const insert = sqlite.prepare("INSERT INTO t (v) VALUES (?)");
+    for (let v = 0; v < 30; v++) {
+      insert.run(v);
+      sync.committedOne(true);
+      await sync.durable();
+    }
+    expect(sync.place).toBe("loop");
+    await sync.close();
+    sqlite.close();
   });
 });

@@ -1,30 +1,46 @@
 /**
- * Group commit for the daemon's WAL, off the event loop. Commits run at synchronous=NORMAL (a
- * write into the WAL, no fsync); a commit the daemon promises durable counts as pending until an
- * fsync of the WAL file that started after it completes on libuv's thread pool. Callers await
- * `durable()` before anything that relies on the promise leaves the process, and one fsync covers
- * every commit made while the one before it ran.
+ * Group commit for the daemon's WAL. Commits run at synchronous=NORMAL (a write into the WAL, no
+ * fsync); a commit the daemon promises durable counts as pending until an fdatasync of the WAL file
+ * that started after it has returned. Callers await `durable()` before anything that relies on the
+ * promise leaves the process, and one fdatasync covers every commit made before it ran.
+ *
+ * The fdatasync runs where it costs least (CommitPlacement): on the event loop at the end of the
+ * turn while the disk is fast, on libuv's thread pool while it is slow.
  */
-import { close, fsync, open } from "node:fs";
+import { close, fdatasync, fdatasyncSync, openSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import type Database from "better-sqlite3";
 import type { SqliteDatabase, SqliteStatement } from "kysely";
+import { CommitPlacement, type CommitPlace, type CommitPlacementOptions } from "@social-harness/sqlite";
 
 export class WalSync {
   /** Durable commits made so far, and the newest of them known to be on disk. */
   private committed = 0;
   private synced = 0;
   private relaxedDepth = 0;
+  /** The fsync scheduled or running: it covers every commit made before it starts. */
   private running: Promise<void> | undefined;
   private failure: Error | undefined;
   /** The WAL file's descriptor, opened at the first fsync. */
-  private fd: Promise<number> | undefined;
+  private fd: number | undefined;
+  private readonly placement: CommitPlacement;
   /** Whether the open transaction wrote: a read-only transaction's COMMIT needs no fsync. */
   transactionWrote = false;
   /** fsyncs done, for measurements and tests. */
   fsyncs = 0;
 
-  constructor(private readonly walFile: string) {}
+  constructor(
+    private readonly walFile: string,
+    placement: CommitPlacementOptions = {},
+  ) {
+    this.placement = new CommitPlacement(placement);
+  }
+
+  /** Where fsyncs run now: on the event loop, or on the thread pool. */
+  get place(): CommitPlace {
+    return this.placement.current;
+  }
 
   /** Counts one commit; inside `relaxed`, commits need no fsync unless `durable` says so. */
   committedOne(durable = false): void {
@@ -50,28 +66,23 @@ export class WalSync {
     const target = this.committed;
     while (this.synced < target) {
       if (this.failure !== undefined) throw this.failure;
-      if (this.running === undefined) {
-        const upTo = this.committed;
-        this.running = this.fsync().then(
-          () => {
-            this.synced = Math.max(this.synced, upTo);
-            this.running = undefined;
-          },
-          (error: unknown) => {
-            this.running = undefined;
-            this.failure = error instanceof Error ? error : new Error(String(error));
-            throw this.failure;
-          },
-        );
-      }
+      this.running ??= this.sync().then(
+        () => {
+          this.running = undefined;
+        },
+        (error: unknown) => {
+          this.running = undefined;
+          this.failure = error instanceof Error ? error : new Error(String(error));
+          throw this.failure;
+        },
+      );
       await this.running;
     }
   }
 
   /**
-   * Starts the fsync for the commits made so far without waiting for it, so that work done
-   * before the caller's `durable()` (signing a proposal) overlaps the disk. Its failure reaches
-   * every `durable()` after it.
+   * Makes sure the commits so far will be synced without anyone waiting yet (a bound intent, before
+   * its proposal is signed). Its failure reaches every `durable()` after it.
    */
   start(): void {
     if (this.running === undefined && this.synced < this.committed && this.failure === undefined)
@@ -79,25 +90,52 @@ export class WalSync {
   }
 
   /**
-   * One fsync of the WAL on the thread pool, through the callback API: fs/promises' FileHandle
-   * costs some 20 µs more CPU a call (a promise-backed request, its bookkeeping).
+   * One fdatasync of the WAL, covering what was committed when it starts: at the end of the turn
+   * (setImmediate), so that every commit of the turn shares it, on the loop or on the thread pool.
    */
-  private async fsync(): Promise<void> {
-    this.fd ??= openFile(this.walFile, "r");
-    await fsyncFile(await this.fd);
+  private sync(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      setImmediate(() => {
+        const upTo = this.committed;
+        try {
+          if (this.placement.next() === "thread") {
+            fdatasync(this.walFd(), (error) => {
+              if (error !== null) return reject(error);
+              this.done(upTo);
+              resolve();
+            });
+            return;
+          }
+          const started = performance.now();
+          fdatasyncSync(this.walFd());
+          this.placement.timed(performance.now() - started);
+        } catch (error) {
+          return reject(error instanceof Error ? error : new Error(String(error)));
+        }
+        this.done(upTo);
+        resolve();
+      });
+    });
+  }
+
+  private walFd(): number {
+    this.fd ??= openSync(this.walFile, "r");
+    return this.fd;
+  }
+
+  private done(upTo: number): void {
+    this.synced = Math.max(this.synced, upTo);
     this.fsyncs++;
   }
 
   async close(): Promise<void> {
     await this.durable();
-    const opened = this.fd;
+    const fd = this.fd;
     this.fd = undefined;
-    if (opened !== undefined) await closeFile(await opened);
+    if (fd !== undefined) await closeFile(fd);
   }
 }
 
-const openFile = promisify(open);
-const fsyncFile = promisify(fsync);
 const closeFile = promisify(close);
 
 /**

@@ -53,7 +53,7 @@ export async function bindDurably(
         if (!(await confirm(trx))) throw new StaleCapture();
         insert(RawStatements.of(trx).within(trx));
       });
-    // The fsync runs while the proposal is signed and encoded; propose() waits for it.
+    // The group fsync is due whoever waits first; propose() waits for it after signing.
     startDurable(db);
     return { outcome: "bound" };
   } catch (cause) {

@@ -1,19 +1,23 @@
 /**
  * Where a group commit runs. On PostgreSQL, in this process: its I/O is asynchronous already. On
- * SQLite, on a writer thread with its own connection: better-sqlite3 blocks while it writes and
- * fsyncs, and on the event loop that wait would stop the router from reading and verifying the
- * next proposals. Either way an outcome is answered only after its transaction has committed.
+ * SQLite, on the event loop with a connection of its own, while the disk is fast: better-sqlite3
+ * blocks while it writes and fsyncs, which costs less CPU and latency than handing each batch to a
+ * thread and back; once commits prove slow, batches move to a writer thread for good, so a slow disk
+ * never stops the router from reading and verifying the next proposals. Either way an outcome is
+ * answered only after its transaction has committed.
  */
 import { existsSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { encodeSignatureList, type AnatomyOptions } from "@social-harness/protocol";
+import { encodeSignatureList, hop, type AnatomyOptions, type SigningKey } from "@social-harness/protocol";
+import { CommitPlacement, type CommitPlace, type CommitPlacementOptions } from "@social-harness/sqlite";
 import type { Kysely } from "kysely";
-import type { RouterDatabase } from "../db/database.js";
+import { openSqliteConnection, type RouterDatabase } from "../db/database.js";
 import type { AppendOutcome, HeadCommit } from "./append.service.js";
 import { commitBatch, type BatchEnv } from "./commit-batch.js";
 import type { StoredRecord } from "./conversations.store.js";
-import type { WireCommit, WireOutcome } from "./sqlite-commit.js";
+import { sqliteCommitter, type WireCommit, type WireOutcome } from "./sqlite-commit.js";
 
 export interface BatchWriter {
   /** How many batches may be written at once. */
@@ -39,7 +43,9 @@ export function inProcessWriter(db: Kysely<RouterDatabase>, env: BatchEnv): Batc
 }
 
 /** What the writer thread is sent: a batch, or the request to close its connection. */
-export type WriterRequest = { readonly id: number; readonly inputs: WireCommit[] } | { readonly close: true };
+export type WriterRequest =
+  | { readonly id: number; readonly inputs: WireCommit[]; readonly forget?: true }
+  | { readonly close: true };
 
 /** What the writer thread answers for one batch; an error keeps the fields isRetryable reads. */
 export type WriterReply =
@@ -102,7 +108,68 @@ function outcomeOf(input: WireCommit, wire: WireOutcome): AppendOutcome {
   }
 }
 
-export async function startSqliteWriter(data: WriterData): Promise<BatchWriter> {
+export interface SqliteWriterOptions {
+  readonly file: string;
+  readonly routerKey: SigningKey;
+  readonly now: () => number;
+  /** The latency anatomy's options when it is recording, for the writer thread's hops. */
+  readonly anatomy?: AnatomyOptions;
+  /** Where batches start, the medians that move them, and who is told (CommitPlacement). */
+  readonly placement?: CommitPlacementOptions;
+}
+
+/**
+ * The SQLite writer: batches commit on the event loop while the disk is fast and on a writer thread
+ * (started at the first move, kept) while it is slow. Batches run one at a time, so the two
+ * connections never commit at once; the side a batch moves to forgets its cached heads first.
+ */
+export function sqliteWriter(options: SqliteWriterOptions): BatchWriter & { readonly place: CommitPlace } {
+  const sqlite = openSqliteConnection(options.file);
+  const committer = sqliteCommitter(sqlite, options.routerKey, options.now);
+  const placement = new CommitPlacement(options.placement);
+  let thread: Promise<ThreadWriter> | undefined;
+  let last: CommitPlace = "loop";
+  return {
+    concurrency: 1,
+    get place() {
+      return placement.current;
+    },
+    write(inputs) {
+      const here = placement.next();
+      const moved = here !== last;
+      last = here;
+      if (here === "thread") {
+        thread ??= startSqliteWriter({ file: options.file, seed: options.routerKey.seed, anatomy: options.anatomy });
+        return thread.then((writer) => writer.write(inputs, moved));
+      }
+      const wire = inputs.map(wireOf);
+      let outcomes: WireOutcome[];
+      try {
+        if (moved) committer.forget();
+        const started = performance.now();
+        outcomes = committer.commit(wire);
+        hop("router.writer-committed");
+        placement.timed(performance.now() - started);
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+      return Promise.resolve(outcomes.map((outcome, i) => outcomeOf(wire[i]!, outcome)));
+    },
+    async close() {
+      sqlite.close();
+      if (thread !== undefined) await (await thread).close();
+    },
+  };
+}
+
+interface ThreadWriter {
+  /** `forget`: the loop's connection committed since the thread last did. */
+  write(inputs: readonly HeadCommit[], forget: boolean): Promise<AppendOutcome[]>;
+  close(): Promise<void>;
+}
+
+/** The writer thread (append-writer.worker.ts): one connection committing each batch it is sent. */
+async function startSqliteWriter(data: WriterData): Promise<ThreadWriter> {
   const worker = new Worker(workerUrl(), { workerData: data });
   const waiting = new Map<number, { resolve(o: WireOutcome[]): void; reject(e: unknown): void }>();
   let nextId = 0;
@@ -125,14 +192,13 @@ export async function startSqliteWriter(data: WriterData): Promise<BatchWriter> 
     worker.once("error", reject);
   });
   return {
-    concurrency: 1,
-    write(inputs) {
+    write(inputs, forget) {
       if (failure !== undefined) return Promise.reject(failure);
       const id = ++nextId;
       const wire = inputs.map(wireOf);
       return new Promise<WireOutcome[]>((resolve, reject) => {
         waiting.set(id, { resolve, reject });
-        worker.postMessage({ id, inputs: wire } satisfies WriterRequest);
+        worker.postMessage({ id, inputs: wire, ...(forget ? { forget: true as const } : {}) } satisfies WriterRequest);
       }).then((outcomes) => outcomes.map((outcome, i) => outcomeOf(wire[i]!, outcome)));
     },
     async close() {

@@ -24,6 +24,7 @@ port.on("message", (request: WriterRequest) => {
   }
   let reply: WriterReply;
   try {
+    if (request.forget === true) committer.forget();
     reply = { id: request.id, outcomes: committer.commit(request.inputs) };
     hop("router.writer-committed");
   } catch (error) {

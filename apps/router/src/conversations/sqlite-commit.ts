@@ -1,8 +1,10 @@
 /**
  * The SQLite group commit on prepared better-sqlite3 statements (SPEC §3, hot path): the same rules
- * as commitBatch, one transaction per batch, every statement prepared once. The writer thread is
- * the only writer of conversations and records in the SQLite file, so heads are kept in memory
- * after their first read; a batch's head moves reach that cache only once its COMMIT returned.
+ * as commitBatch, one transaction per batch, every statement prepared once. The writer is the only
+ * writer of conversations and records in the SQLite file, so heads are kept in memory after their
+ * first read; a batch's head moves reach that cache only once its COMMIT returned. When batches move
+ * between the event loop's connection and the writer thread's, the side they move to forgets its
+ * heads first.
  */
 import type Database from "better-sqlite3";
 import { signCertificate, type SigningKey } from "@social-harness/protocol";
@@ -125,6 +127,10 @@ export function sqliteCommitter(sqlite: Database.Database, routerKey: SigningKey
   });
 
   return {
+    /** Drops the cached heads: another connection committed since this one last did. */
+    forget(): void {
+      heads.clear();
+    },
     /** Runs one batch in one transaction (synchronous=FULL: durable when this returns). */
     commit(inputs: readonly WireCommit[]): WireOutcome[] {
       const moved = new Map<string, ConversationHead>();
