@@ -10,6 +10,7 @@ import { Migrator } from "kysely/migration";
 import { withStatementCache, type CommitPlacementOptions, type StatementCounter } from "@social-harness/sqlite";
 import { daemonMigrations } from "./migrations/index.js";
 import { RawStatements, type HeldStatements } from "./raw-statements.js";
+import { TurnWrites } from "./turn-writes.js";
 import { countingCommits, WalSync } from "./wal-sync.js";
 import type { PinnedKeysTable, RouterIdentityTable } from "../identity/identity.table.js";
 import type { ConversationsTable, RecordsTable } from "../history/history.table.js";
@@ -138,4 +139,24 @@ export async function heldTransaction<T>(
   if (raw.idle()) return raw.transactNow(commit === "durable", fn);
   const body = (trx: Trx) => Promise.resolve(fn(raw.within(trx)));
   return commit === "durable" ? db.transaction().execute(body) : relaxedTransaction(db, body);
+}
+
+const turns = new WeakMap<Db, TurnWrites>();
+
+/**
+ * heldTransaction's write, queued for the end of this turn and committed with the turn's other
+ * such writes in one transaction (db/turn-writes.ts): the hot path's binds and our own certified
+ * records, so that the sends of one turn share a commit and its fsync.
+ */
+export function turnTransaction<T>(db: Db, commit: "durable" | "relaxed", fn: (held: HeldStatements) => T): Promise<T> {
+  let turn = turns.get(db);
+  if (turn === undefined) {
+    const sync = syncs.get(db);
+    turn = new TurnWrites(
+      (durable, body) => heldTransaction(db, durable ? "durable" : "relaxed", body),
+      () => sync?.syncNow(),
+    );
+    turns.set(db, turn);
+  }
+  return turn.write(commit, fn);
 }

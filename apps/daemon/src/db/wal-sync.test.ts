@@ -16,7 +16,9 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function openSync(options: CommitPlacementOptions = {}): Promise<{ db: Kysely<Db>; sync: WalSync; sqlite: Database.Database }> {
+async function openSync(
+  options: CommitPlacementOptions = {},
+): Promise<{ db: Kysely<Db>; sync: WalSync; sqlite: Database.Database }> {
   const dir = mkdtempSync(path.join(tmpdir(), "wal-sync-"));
   dirs.push(dir);
   const file = path.join(dir, "d.db");

@@ -90,15 +90,31 @@ export class WalSync {
   }
 
   /**
+   * Syncs now, on the loop, what was committed so far, when fsyncs run on the loop and none is
+   * running: a turn's batch of writes (db/turn-writes.ts) is made durable in the same turn.
+   * Otherwise the sync scheduled by `durable()` or `start()` covers it.
+   */
+  syncNow(): void {
+    if (this.running !== undefined || this.synced >= this.committed || this.failure !== undefined) return;
+    if (this.placement.current !== "loop") return this.start();
+    try {
+      this.syncOnLoop();
+    } catch (error) {
+      this.failure = error instanceof Error ? error : new Error(String(error));
+    }
+  }
+
+  /**
    * One fdatasync of the WAL, covering what was committed when it starts: at the end of the turn
    * (setImmediate), so that every commit of the turn shares it, on the loop or on the thread pool.
    */
   private sync(): Promise<void> {
     return new Promise((resolve, reject) => {
       setImmediate(() => {
-        const upTo = this.committed;
+        if (this.synced >= this.committed) return resolve();
         try {
           if (this.placement.next() === "thread") {
+            const upTo = this.committed;
             fdatasync(this.walFd(), (error) => {
               if (error !== null) return reject(error);
               this.done(upTo);
@@ -106,16 +122,21 @@ export class WalSync {
             });
             return;
           }
-          const started = performance.now();
-          fdatasyncSync(this.walFd());
-          this.placement.timed(performance.now() - started);
+          this.syncOnLoop();
         } catch (error) {
           return reject(error instanceof Error ? error : new Error(String(error)));
         }
-        this.done(upTo);
         resolve();
       });
     });
+  }
+
+  private syncOnLoop(): void {
+    const upTo = this.committed;
+    const started = performance.now();
+    fdatasyncSync(this.walFd());
+    this.placement.timed(performance.now() - started);
+    this.done(upTo);
   }
 
   private walFd(): number {

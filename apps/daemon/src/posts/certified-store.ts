@@ -11,7 +11,7 @@ import {
   type RecordFields,
   type RecordRead,
 } from "@social-harness/protocol";
-import { heldTransaction, type Db } from "../db/database.js";
+import { turnTransaction, type Db } from "../db/database.js";
 import type { History } from "../history/history.service.js";
 import type { VerifiedRecords } from "../history/verified-records.js";
 import type { RouterKey } from "../identity/router-key.js";
@@ -95,7 +95,7 @@ async function store(
   try {
     // The intent is durably bound; if power fails before this commit reaches the disk, the
     // restart re-proposes it and the router answers with this same record.
-    await heldTransaction(deps.db, "relaxed", (held) => {
+    await turnTransaction(deps.db, "relaxed", (held) => {
       deps.history.appendOwnHeld(held, {
         record: {
           conv: answer.conv,

@@ -4,7 +4,7 @@
  */
 import { prepared } from "@social-harness/sqlite";
 import type { Kysely } from "kysely";
-import { heldTransaction, startDurable, type DaemonDatabase, type Db, type DbOrTrx, type Trx } from "../db/database.js";
+import { startDurable, turnTransaction, type DaemonDatabase, type Db, type DbOrTrx, type Trx } from "../db/database.js";
 import { RawStatements, type HeldStatements } from "../db/raw-statements.js";
 
 const INSERT_INTENT = "INSERT INTO intents (post_id, conv, content, state, created_at) VALUES (?, ?, ?, 'bound', ?)";
@@ -47,7 +47,7 @@ export async function bindDurably(
     inserted = true;
   };
   try {
-    if (confirm === undefined) await heldTransaction(db, "durable", insert);
+    if (confirm === undefined) await turnTransaction(db, "durable", insert);
     else
       await db.transaction().execute(async (trx) => {
         if (!(await confirm(trx))) throw new StaleCapture();

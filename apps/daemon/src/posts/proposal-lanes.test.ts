@@ -40,7 +40,11 @@ function router(options: { refuse?: (postId: string) => boolean; interject?: (co
 }
 
 function lanesFor(r: ReturnType<typeof router>) {
-  return new ProposalLanes<string>({
+  return new ProposalLanes<string>(lanesDeps(r));
+}
+
+function lanesDeps(r: ReturnType<typeof router>): ConstructorParameters<typeof ProposalLanes<string>>[0] {
+  return {
     head: () => Promise.resolve(null),
     sign: (i, prev): Signed => ({
       bytes: encodeRecord({
@@ -60,7 +64,7 @@ function lanesFor(r: ReturnType<typeof router>) {
       return Promise.resolve(name(i.postId));
     },
     pending: (why) => new Error(`pending: ${why}`),
-  });
+  };
 }
 
 describe("pipelined proposals", () => {
@@ -92,5 +96,32 @@ describe("pipelined proposals", () => {
       "p4",
     ]);
     expect(r.certified).toEqual(["p1", "p3", "p4"]);
+  });
+
+  it("settles each answer without waiting for the commit of the one before, and settled() waits for the commits", async () => {
+    const r = router();
+    // Each settle's commit is held back until released: the lane must not wait for it.
+    const commits: (() => void)[] = [];
+    const settledNames: string[] = [];
+    const lanes = new ProposalLanes<string>({
+      ...lanesDeps(r),
+      settle: (i) => {
+        settledNames.push(name(i.postId));
+        return new Promise((resolve) => commits.push(() => resolve(name(i.postId))));
+      },
+    });
+    const results = Promise.all([1, 2, 3, 4].map((n) => lanes.deliver(intent(n))));
+    while (settledNames.length < 4) await new Promise((resolve) => setTimeout(resolve, 2));
+    expect(settledNames).toEqual(["p1", "p2", "p3", "p4"]);
+    let done = false;
+    void lanes.settled(CONV)!.then(() => (done = true));
+    for (const commit of commits.slice(0, 3)) commit();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(done).toBe(false);
+    commits[3]!();
+    expect(await results).toEqual(["p1", "p2", "p3", "p4"]);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(done).toBe(true);
+    expect(lanes.settled(CONV)).toBeUndefined();
   });
 });

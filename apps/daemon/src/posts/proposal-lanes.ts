@@ -28,7 +28,11 @@ export interface LaneDeps<R> {
   head(conv: string): Promise<string | null>;
   sign(intent: IntentRow, prev: string | null): Signed;
   propose(signed: Signed): Promise<RouterAnswer<ProposalAnswer>>;
-  /** Settles one answer; throws the intent's failure. Runs for one lane's answers in their order. */
+  /**
+   * Settles one answer; rejects with the intent's failure. Runs for one lane's answers in their
+   * order, and queues the answer's writes before it returns: the lane goes on to the next answer
+   * without waiting for their commit, so the answers of one turn share it (db/turn-writes.ts).
+   */
   settle(intent: IntentRow, signed: Signed, answer: Exclude<ProposalAnswer, { t: "head-moved" }>): Promise<R>;
   /** The failure of an intent whose answer was lost or that kept meeting a moved head. */
   pending(reason: "lost" | "moving"): Error;
@@ -53,6 +57,10 @@ interface Lane<R> {
   draining: boolean;
   /** Answers settle one after another, in the order the proposals were sent. */
   settling: Promise<void>;
+  /** The commit of the newest settled answer's writes (writes commit in the order they were queued). */
+  stored: Promise<void>;
+  /** Settled answers whose writes are not committed yet: the lane is kept until they are. */
+  storing: number;
   starting: boolean;
   /** The newest head the router named during a drain (a moved head, or our certified record). */
   restartAt: string | null | undefined;
@@ -74,6 +82,8 @@ export class ProposalLanes<R> {
         tail: undefined,
         draining: false,
         settling: Promise.resolve(),
+        stored: Promise.resolve(),
+        storing: 0,
         starting: false,
         restartAt: undefined,
       };
@@ -91,7 +101,8 @@ export class ProposalLanes<R> {
    * or undefined when none is in flight.
    */
   settled(conv: string): Promise<void> | undefined {
-    return this.lanes.get(conv)?.settling;
+    const lane = this.lanes.get(conv);
+    return lane?.settling.then(() => lane.stored);
   }
 
   private async pump(conv: string, lane: Lane<R>): Promise<void> {
@@ -126,7 +137,13 @@ export class ProposalLanes<R> {
       // Settle in send order: a certificate stored before the records it follows keeps the chain.
       lane.settling = lane.settling.then(() => this.answer(conv, lane, waiting, signed, answered));
     }
-    if (lane.inFlight === 0 && lane.queue.length === 0 && this.lanes.get(conv) === lane) this.lanes.delete(conv);
+    this.release(conv, lane);
+  }
+
+  /** Forgets an idle lane: nothing queued, in flight or waiting for its commit. */
+  private release(conv: string, lane: Lane<R>): void {
+    if (lane.inFlight === 0 && lane.queue.length === 0 && lane.storing === 0 && this.lanes.get(conv) === lane)
+      this.lanes.delete(conv);
   }
 
   private async answer(
@@ -148,7 +165,16 @@ export class ProposalLanes<R> {
       } else {
         if (answer.value.t === "refused") lane.draining = true;
         else lane.restartAt = answer.value.record;
-        waiting.resolve(await this.deps.settle(waiting.intent, signed, answer.value));
+        const settled = this.deps.settle(waiting.intent, signed, answer.value);
+        lane.storing++;
+        lane.stored = settled.then(
+          () => this.stored(conv, lane),
+          () => this.stored(conv, lane),
+        );
+        settled.then(
+          (result) => waiting.resolve(result),
+          (error: unknown) => waiting.reject(error),
+        );
       }
     } catch (error) {
       lane.draining = true;
@@ -163,6 +189,11 @@ export class ProposalLanes<R> {
       }
       void this.pump(conv, lane);
     }
+  }
+
+  private stored(conv: string, lane: Lane<R>): void {
+    lane.storing--;
+    this.release(conv, lane);
   }
 
   private requeue(lane: Lane<R>, waiting: Waiting<R>, head: string | null): void {
