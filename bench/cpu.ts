@@ -20,6 +20,8 @@ export interface OperationCost {
 }
 
 export interface CpuLoad {
+  /** Posts sent before each measured batch: the JIT's tiers and the heap's sizes settle first. */
+  readonly warmup: number;
   readonly posts: number;
   readonly groupPosts: number;
   readonly reads: number;
@@ -78,7 +80,7 @@ export async function cpuPerOperation(net: BenchNetwork, meter: Meter, load: Cpu
   const send = (from: Daemon, to: string) => rawToolCall(from, "send_message", { to, text: TEXT });
   try {
     await untilAccepted(() => send(sender, "agent:cpu-recipient"));
-    await concurrently(100, load.inFlight, () => send(sender, "agent:cpu-recipient"));
+    await concurrently(load.warmup, load.inFlight, () => send(sender, "agent:cpu-recipient"));
 
     const pids = [pidOf(sender), router, pidOf(recipient)];
     const direct = await measure(meter, pids, load.posts, () =>
@@ -132,7 +134,7 @@ export async function cpuPerOperation(net: BenchNetwork, meter: Meter, load: Cpu
     for (let i = 1; i <= 6; i++) others.push(await net.startDaemon(`cpu-member${i}`));
     const group = `group:${["cpu-sender", "cpu-recipient", ...others.map((d) => d.name)].sort().join(",")}`;
     await untilAccepted(() => send(sender, group));
-    await concurrently(50, load.inFlight, () => send(sender, group));
+    await concurrently(Math.ceil(load.warmup / 4), load.inFlight, () => send(sender, group));
     const members = [recipient, ...others];
     const groupPids = [pidOf(sender), router, ...members.map(pidOf)];
     const grouped = await measure(meter, groupPids, load.groupPosts, () =>

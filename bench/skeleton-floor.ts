@@ -28,7 +28,11 @@ function start(args: string[]): Promise<{ child: ChildProcess; line: string }> {
 
 const TEXT = "x".repeat(300);
 
-export async function skeletonCostPerPost(root: string, count: number, inFlight = 8): Promise<SkeletonCost> {
+export async function skeletonCostPerPost(
+  root: string,
+  load: { readonly warmup: number; readonly posts: number; readonly inFlight: number },
+): Promise<SkeletonCost> {
+  const { posts: count, inFlight } = load;
   const dir = mkdtempSync(path.join(root, "skeleton-"));
   const children: ChildProcess[] = [];
   try {
@@ -61,7 +65,7 @@ export async function skeletonCostPerPost(root: string, count: number, inFlight 
         }),
       );
     };
-    await batch(200); // warm up: the JIT, the pages of each database
+    await batch(load.warmup); // warm up: the JIT, the pages of each database, as ours
     const pids = children.map((c) => c.pid!);
     await quiet(pids);
     const before = pids.map(cpuMs);
