@@ -13,12 +13,19 @@ export interface SendLatency {
   readonly p99: number;
 }
 
+/**
+ * Warm-up before each measured figure: a few hundred calls, so the JIT's tiers, the lazily loaded
+ * modules and the heap settle and the figures are the steady state (with 20-50, the first hundred
+ * samples still paid compilation, which put read_inbox's p50 at 1.7× its steady value).
+ */
+const WARMUP_CALLS = 300;
+
 export async function sendLatency(net: BenchNetwork, count: number): Promise<SendLatency> {
   const alice = await net.startDaemon("alice");
   await net.startDaemon("bob");
   const client = await mcpClient(alice);
   const send = (text: string) => client.callTool({ name: "send_message", arguments: { to: "agent:bob", text } });
-  for (let i = 0; i < 50; i++) await send(`warm-up ${i}`);
+  for (let i = 0; i < WARMUP_CALLS; i++) await send(`warm-up ${i}`);
   const samples: number[] = [];
   for (let i = 0; i < count; i++) {
     const start = performance.now();
@@ -41,23 +48,26 @@ export async function postsPerSecond(net: BenchNetwork, perSender: number, inFli
   );
   await net.startDaemon("sink");
   const clients = await Promise.all(senders.map(mcpClient));
+  const load = (posts: number, samples: number[]) =>
+    Promise.all(
+      clients.map(async (client) => {
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: inFlight }, async () => {
+            while (next < posts) {
+              next++;
+              const sent = performance.now();
+              await client.callTool({ name: "send_message", arguments: { to: "agent:sink", text: "throughput" } });
+              samples.push(performance.now() - sent);
+            }
+          }),
+        );
+      }),
+    );
+  await load(Math.ceil(WARMUP_CALLS / senders.length), []);
   const samples: number[] = [];
   const start = performance.now();
-  await Promise.all(
-    clients.map(async (client) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: inFlight }, async () => {
-          while (next < perSender) {
-            next++;
-            const sent = performance.now();
-            await client.callTool({ name: "send_message", arguments: { to: "agent:sink", text: "throughput" } });
-            samples.push(performance.now() - sent);
-          }
-        }),
-      );
-    }),
-  );
+  await load(perSender, samples);
   const seconds = (performance.now() - start) / 1000;
   await Promise.all(clients.map((c) => c.close()));
   return { perSecond: (senders.length * perSender) / seconds, p99: percentile(samples, 99) };
@@ -78,13 +88,12 @@ export async function readInboxP50(net: BenchNetwork, count: number, reads: numb
   fillInbox(first.data, count);
   const reader = await net.startDaemon(name);
   const read = (cursor?: string) => rawToolCall(reader, "read_inbox", cursor === undefined ? {} : { cursor });
-  for (let i = 0; i < 20; i++) await read();
   const samples: number[] = [];
   let cursor: string | undefined;
-  for (let i = 0; i < reads; i++) {
+  for (let i = 0; i < WARMUP_CALLS + reads; i++) {
     const start = performance.now();
     const page = await read(i % 2 === 0 ? undefined : cursor);
-    samples.push(performance.now() - start);
+    if (i >= WARMUP_CALLS) samples.push(performance.now() - start);
     cursor = page.nextCursor as string | undefined;
   }
   const firstPage = await (await rawToolResponse(reader, "read_inbox", {})).text();
