@@ -9,9 +9,9 @@
 export type CommitPlace = "loop" | "thread";
 
 /** Commits leave the loop when the median of the last SAMPLES passes this. */
-export const LEAVE_LOOP_MS = 5;
+export const LEAVE_LOOP_MS = 10;
 /** …and come back when it falls under this. */
-export const RETURN_TO_LOOP_MS = 2.5;
+export const RETURN_TO_LOOP_MS = 3;
 const SAMPLES = 15;
 const PROBE_EVERY = 32;
 
