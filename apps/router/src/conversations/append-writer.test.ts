@@ -97,7 +97,12 @@ describe("the router's SQLite writer", () => {
   it("brings batches back to the loop once probes on the loop find commits fast", async () => {
     const file = await routerFile();
     const moves: string[] = [];
-    const fast = { start: "thread" as const, leaveMs: 60_000, returnMs: 30_000, onMove: (to: string) => moves.push(to) };
+    const fast = {
+      start: "thread" as const,
+      leaveMs: 60_000,
+      returnMs: 30_000,
+      onMove: (to: string) => moves.push(to),
+    };
     const writer = sqliteWriter({ file, routerKey: generateSigningKey(), now: Date.now, placement: fast });
     let prev: string | null = null;
     for (let i = 0; i < 32 * 15 && writer.place === "thread"; i++) {

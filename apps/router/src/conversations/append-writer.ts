@@ -44,8 +44,7 @@ export function inProcessWriter(db: Kysely<RouterDatabase>, env: BatchEnv): Batc
 
 /** What the writer thread is sent: a batch, or the request to close its connection. */
 export type WriterRequest =
-  | { readonly id: number; readonly inputs: WireCommit[]; readonly forget?: true }
-  | { readonly close: true };
+  { readonly id: number; readonly inputs: WireCommit[]; readonly forget?: true } | { readonly close: true };
 
 /** What the writer thread answers for one batch; an error keeps the fields isRetryable reads. */
 export type WriterReply =
