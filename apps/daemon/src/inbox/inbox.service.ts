@@ -26,6 +26,7 @@ import {
   entryJsonOf,
   findInboxRow,
   pageRows,
+  firstPageRows,
   isPendingToken,
   insertInboxRow,
   answeredRequests,
@@ -38,6 +39,7 @@ import {
   settleInboxRow,
   inboxValuesOf,
   type InboxRow,
+  type PageRow,
 } from "./inbox.store.js";
 
 export const PAGE_ITEMS = 50;
@@ -150,9 +152,17 @@ export class Inbox {
    * entries (entryJsonOf). Never acknowledges.
    */
   async readPage(cursor?: string): Promise<string> {
-    const { after, upper } =
-      cursor === undefined ? { after: 0, upper: await maxInboxId(this.store.db) } : decodeCursor(cursor);
-    const rows = await pageRows(this.store.db, after, upper, PAGE_ITEMS + 1);
+    let after = 0;
+    let upper = 0;
+    let rows: PageRow[];
+    if (cursor === undefined) {
+      const first = await firstPageRows(this.store.db, PAGE_ITEMS + 1);
+      rows = first.rows;
+      upper = first.upper ?? 0;
+    } else {
+      ({ after, upper } = decodeCursor(cursor));
+      rows = await pageRows(this.store.db, after, upper, PAGE_ITEMS + 1);
+    }
     const items: string[] = [];
     let bytes = 0;
     let last = after;

@@ -151,6 +151,22 @@ export async function pageRows(db: DbOrTrx, after: number, upper: number, limit:
   return RawStatements.of(db).all<PageRow>(db, selectPending(PAGE_COLUMNS, limit), [after, upper]);
 }
 
+/**
+ * A first page and its upper bound in one statement: every row the statement reads is in its
+ * snapshot, so the page needs no bound, and `max(id)` of the same snapshot is the bound its
+ * continuations keep. `upper` is undefined when the page is empty (nothing follows it either).
+ */
+export async function firstPageRows(db: DbOrTrx, limit: number): Promise<{ rows: PageRow[]; upper?: number }> {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`not a row limit: ${limit}`);
+  const rows = await RawStatements.of(db).all<PageRow & { upper: number }>(
+    db,
+    `SELECT ${PAGE_COLUMNS}, (SELECT max(id) FROM inbox) AS upper FROM inbox WHERE state = 'pending' ` +
+      `ORDER BY id LIMIT ${limit}`,
+    [],
+  );
+  return { rows, upper: rows[0]?.upper };
+}
+
 /** The oldest pending row, inside a transaction the caller holds. */
 export function oldestPendingHeld(held: HeldStatements): InboxRow | undefined {
   const [row] = held.all<Row>(SELECT_OLDEST, [0, Number.MAX_SAFE_INTEGER]);
