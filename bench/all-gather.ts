@@ -91,15 +91,17 @@ export interface AllGatherFigures {
   readonly cpuPerAnswer: { readonly answerer: number; readonly requester: number; readonly router: number };
 }
 
-/** Polls an inbox every few milliseconds until the operation's result is there. */
-async function resultIn(daemon: Daemon, operationId: unknown): Promise<number> {
+/**
+ * The time of the requester's first push event after `after` whose inbox then holds the
+ * operation's result: the event is the measure, one read confirms it is the result's.
+ */
+async function resultIn(daemon: Daemon, watch: PendingWatch, operationId: unknown, after: number): Promise<number> {
   for (;;) {
+    const at = await watch.next(after);
     const page = await rawToolCall(daemon, "read_inbox", {});
     const items = page.items as { item: { kind: string; id?: string } }[];
-    if (items.some((entry) => entry.item.kind === "collectiveResult" && entry.item.id === operationId)) {
-      return performance.now();
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    if (items.some((entry) => entry.item.kind === "collectiveResult" && entry.item.id === operationId)) return at;
+    after = at + 1e-3;
   }
 }
 
@@ -164,11 +166,14 @@ export async function allGatherVersusGroupPost(
           lastAnswer = Math.max(lastAnswer, performance.now());
         }),
       );
-      // The requester's push stream is not told of its own result (a daemon defect, reported in
-      // docs/performance.md), so the bench polls its inbox instead.
+      // The requester learns of its result from its push stream, as every member does; it used to
+      // poll its inbox every 5 ms (a defect since fixed), which loaded the machine it measured.
       const results = await within(
         60_000,
-        Promise.all([resultIn(requester, operationId), ...otherWatches.map((w) => w.next(answering))]),
+        Promise.all([
+          resultIn(requester, watches[0]!, operationId, answering),
+          ...otherWatches.map((w) => w.next(answering)),
+        ]),
       );
       gathers.push(Math.max(...results) - lastAnswer);
       const used = daemons.map((d, i) => cpuMs(d.process.child.pid!) - cpuBefore[i]!);
