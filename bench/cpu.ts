@@ -27,6 +27,8 @@ export interface CpuLoad {
   readonly reads: number;
   readonly acks: number;
   readonly inFlight: number;
+  /** The in-flight count of the throughput goal (issue 18: one sender, 16 in flight). */
+  readonly wideInFlight: number;
 }
 
 const TEXT = "x".repeat(300);
@@ -96,6 +98,20 @@ export async function cpuPerOperation(net: BenchNetwork, meter: Meter, load: Cpu
       ],
       crypto: { signs: 2, verifies: 3 },
       rate: direct.rate,
+    });
+    const wide = await measure(meter, pids, load.posts, () =>
+      concurrently(load.posts, load.wideInFlight, () => send(sender, "agent:cpu-recipient")),
+    );
+    costs.push({
+      op: `direct post (300 B, ${load.wideInFlight} in flight)`,
+      count: load.posts,
+      perProcess: [
+        { label: "sender", value: wide.values[0]! },
+        { label: "router", value: wide.values[1]! },
+        { label: "recipient", value: wide.values[2]! },
+      ],
+      crypto: { signs: 2, verifies: 3 },
+      rate: wide.rate,
     });
 
     const reads = await measure(meter, [pidOf(recipient)], load.reads, async () => {
