@@ -124,6 +124,8 @@ export async function allGatherVersusGroupPost(
   net: BenchNetwork,
   members: number,
   rounds: number,
+  /** Unmeasured rounds first: every member's JIT and pages settle, as in the cpu section. */
+  warmupRounds: number,
 ): Promise<AllGatherFigures> {
   const names = Array.from({ length: members }, (_, i) => `member${String(i).padStart(2, "0")}`);
   const daemons: Daemon[] = [];
@@ -145,10 +147,12 @@ export async function allGatherVersusGroupPost(
     const gathers: number[] = [];
     const routerPid = net.routerProcess?.child.pid;
     const cpu = { answerer: 0, requester: 0, router: 0, answers: 0 };
-    for (let round = 0; round < rounds; round++) {
+    for (let round = -warmupRounds; round < rounds; round++) {
+      const measured = round >= 0;
       since = performance.now();
       await rawToolCall(requester, "send_message", { to: group, text: `round ${round}` });
-      posts.push(Math.max(...(await within(60_000, Promise.all(otherWatches.map((w) => w.next(since)))))) - since);
+      const posted = Math.max(...(await within(60_000, Promise.all(otherWatches.map((w) => w.next(since))))));
+      if (measured) posts.push(posted - since);
 
       since = performance.now();
       const text = JSON.stringify({ all_gather: `round ${round}?`, deadline: 120, requestedSchema: SCHEMA });
@@ -175,6 +179,7 @@ export async function allGatherVersusGroupPost(
           ...otherWatches.map((w) => w.next(answering)),
         ]),
       );
+      if (!measured) continue;
       gathers.push(Math.max(...results) - lastAnswer);
       const used = daemons.map((d, i) => cpuMs(d.process.child.pid!) - cpuBefore[i]!);
       cpu.requester += used[0]!;

@@ -30,8 +30,8 @@ const only = args.filter((a) => !a.startsWith("--"));
 const wants = (section: string) => only.length === 0 || only.includes(section);
 
 const scale = quick
-  ? { samples: 300, perSender: 150, perLink: 250, inboxReads: 200, hooks: 500, rounds: 1 }
-  : { samples: 1000, perSender: 400, perLink: 500, inboxReads: 300, hooks: 2000, rounds: 3 };
+  ? { samples: 300, perSender: 150, perLink: 250, inboxReads: 200, hooks: 500, rounds: 1, gatherWarmup: 2 }
+  : { samples: 1000, perSender: 400, perLink: 500, inboxReads: 300, hooks: 2000, rounds: 3, gatherWarmup: 5 };
 // Steady state: a thousand posts first, so the JIT's tiers and the heap settle before anything is
 // measured (with a hundred, both ours and the skeleton paid compilation inside the window).
 const cpuLoad = quick
@@ -293,7 +293,7 @@ async function main(): Promise<void> {
       });
     });
     await section("gather", rows, async () => {
-      const gather = await allGatherVersusGroupPost(net, 32, scale.rounds);
+      const gather = await allGatherVersusGroupPost(net, 32, scale.rounds, scale.gatherWarmup);
       const anchor = { name: "one certified group post, send → every member", value: gather.groupPost };
       rows.push(
         row("all_gather, 32 members: last answer → result at every member", gather.allGather, ms, anchor, "≤ 3×"),
