@@ -85,34 +85,22 @@ export async function cpuPerOperation(net: BenchNetwork, meter: Meter, load: Cpu
     await concurrently(load.warmup, load.inFlight, () => send(sender, "agent:cpu-recipient"));
 
     const pids = [pidOf(sender), router, pidOf(recipient)];
-    const direct = await measure(meter, pids, load.posts, () =>
-      concurrently(load.posts, load.inFlight, () => send(sender, "agent:cpu-recipient")),
-    );
-    costs.push({
-      op: `direct post (300 B, ${load.inFlight} in flight)`,
-      count: load.posts,
-      perProcess: [
-        { label: "sender", value: direct.values[0]! },
-        { label: "router", value: direct.values[1]! },
-        { label: "recipient", value: direct.values[2]! },
-      ],
-      crypto: { signs: 2, verifies: 3 },
-      rate: direct.rate,
-    });
-    const wide = await measure(meter, pids, load.posts, () =>
-      concurrently(load.posts, load.wideInFlight, () => send(sender, "agent:cpu-recipient")),
-    );
-    costs.push({
-      op: `direct post (300 B, ${load.wideInFlight} in flight)`,
-      count: load.posts,
-      perProcess: [
-        { label: "sender", value: wide.values[0]! },
-        { label: "router", value: wide.values[1]! },
-        { label: "recipient", value: wide.values[2]! },
-      ],
-      crypto: { signs: 2, verifies: 3 },
-      rate: wide.rate,
-    });
+    for (const inFlight of [load.inFlight, load.wideInFlight]) {
+      const direct = await measure(meter, pids, load.posts, () =>
+        concurrently(load.posts, inFlight, () => send(sender, "agent:cpu-recipient")),
+      );
+      costs.push({
+        op: `direct post (300 B, ${inFlight} in flight)`,
+        count: load.posts,
+        perProcess: [
+          { label: "sender", value: direct.values[0]! },
+          { label: "router", value: direct.values[1]! },
+          { label: "recipient", value: direct.values[2]! },
+        ],
+        crypto: { signs: 2, verifies: 3 },
+        rate: direct.rate,
+      });
+    }
 
     const reads = await measure(meter, [pidOf(recipient)], load.reads, async () => {
       for (let i = 0; i < load.reads; i++) await rawToolCall(recipient, "read_inbox", {});

@@ -33,7 +33,7 @@ export class TurnWrites {
   write<T>(commit: "durable" | "relaxed", write: (held: HeldStatements) => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.queue.length === 0) setImmediate(() => this.flush());
-      this.queue.push({ durable: commit === "durable", write, resolve: resolve, reject });
+      this.queue.push({ durable: commit === "durable", write, resolve, reject });
     });
   }
 

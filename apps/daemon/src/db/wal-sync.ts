@@ -72,7 +72,7 @@ export class WalSync {
         },
         (error: unknown) => {
           this.running = undefined;
-          this.failure = error instanceof Error ? error : new Error(String(error));
+          this.failure = asError(error);
           throw this.failure;
         },
       );
@@ -100,7 +100,7 @@ export class WalSync {
     try {
       this.syncOnLoop();
     } catch (error) {
-      this.failure = error instanceof Error ? error : new Error(String(error));
+      this.failure = asError(error);
     }
   }
 
@@ -124,7 +124,7 @@ export class WalSync {
           }
           this.syncOnLoop();
         } catch (error) {
-          return reject(error instanceof Error ? error : new Error(String(error)));
+          return reject(asError(error));
         }
         resolve();
       });
@@ -158,6 +158,8 @@ export class WalSync {
 }
 
 const closeFile = promisify(close);
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 /**
  * Wraps Kysely's better-sqlite3 handle so that each COMMIT, and each write outside a transaction

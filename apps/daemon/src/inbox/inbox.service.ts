@@ -39,7 +39,6 @@ import {
   settleInboxRow,
   inboxValuesOf,
   type InboxRow,
-  type PageRow,
 } from "./inbox.store.js";
 
 export const PAGE_ITEMS = 50;
@@ -152,17 +151,10 @@ export class Inbox {
    * entries (entryJsonOf). Never acknowledges.
    */
   async readPage(cursor?: string): Promise<string> {
-    let after = 0;
-    let upper = 0;
-    let rows: PageRow[];
-    if (cursor === undefined) {
-      const first = await firstPageRows(this.store.db, PAGE_ITEMS + 1);
-      rows = first.rows;
-      upper = first.upper ?? 0;
-    } else {
-      ({ after, upper } = decodeCursor(cursor));
-      rows = await pageRows(this.store.db, after, upper, PAGE_ITEMS + 1);
-    }
+    const { after, upper, rows } =
+      cursor === undefined
+        ? { after: 0, ...(await firstPageRows(this.store.db, PAGE_ITEMS + 1)) }
+        : await this.pageAfter(decodeCursor(cursor));
     const items: string[] = [];
     let bytes = 0;
     let last = after;
@@ -177,6 +169,11 @@ export class Inbox {
     const more = rows.some((row) => row.id > last);
     const next = more ? `,"nextCursor":${JSON.stringify(encodeCursor(last, upper))}` : "";
     return `{"items":[${items.join(",")}]${next}}`;
+  }
+
+  /** A continuation page: the rows after a cursor's place, up to the first page's bound. */
+  private async pageAfter({ after, upper }: { after: number; upper: number }) {
+    return { after, upper, rows: await pageRows(this.store.db, after, upper, PAGE_ITEMS + 1) };
   }
 
   /** Settles a pending item inside the caller's transaction (a webhook's receipt, a restart's retirement). */

@@ -154,17 +154,15 @@ export async function pageRows(db: DbOrTrx, after: number, upper: number, limit:
 /**
  * A first page and its upper bound in one statement: every row the statement reads is in its
  * snapshot, so the page needs no bound, and `max(id)` of the same snapshot is the bound its
- * continuations keep. `upper` is undefined when the page is empty (nothing follows it either).
+ * continuations keep. `upper` is 0 when the page is empty (nothing follows it either).
  */
-export async function firstPageRows(db: DbOrTrx, limit: number): Promise<{ rows: PageRow[]; upper?: number }> {
-  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`not a row limit: ${limit}`);
+export async function firstPageRows(db: DbOrTrx, limit: number): Promise<{ rows: PageRow[]; upper: number }> {
   const rows = await RawStatements.of(db).all<PageRow & { upper: number }>(
     db,
-    `SELECT ${PAGE_COLUMNS}, (SELECT max(id) FROM inbox) AS upper FROM inbox WHERE state = 'pending' ` +
-      `ORDER BY id LIMIT ${limit}`,
-    [],
+    selectPending(`${PAGE_COLUMNS}, (SELECT max(id) FROM inbox) AS upper`, limit),
+    [0, Number.MAX_SAFE_INTEGER],
   );
-  return { rows, upper: rows[0]?.upper };
+  return { rows, upper: rows[0]?.upper ?? 0 };
 }
 
 /** The oldest pending row, inside a transaction the caller holds. */

@@ -167,14 +167,12 @@ export class ProposalLanes<R> {
         else lane.restartAt = answer.value.record;
         const settled = this.deps.settle(waiting.intent, signed, answer.value);
         lane.storing++;
-        lane.stored = settled.then(
-          () => this.stored(conv, lane),
-          () => this.stored(conv, lane),
-        );
-        settled.then(
-          (result) => waiting.resolve(result),
-          (error: unknown) => waiting.reject(error),
-        );
+        lane.stored = settled
+          .then(
+            (result) => waiting.resolve(result),
+            (error: unknown) => waiting.reject(error),
+          )
+          .finally(() => this.stored(conv, lane));
       }
     } catch (error) {
       lane.draining = true;
