@@ -20,6 +20,7 @@ import {
 } from "@social-harness/protocol";
 import type { DbOrTrx } from "../db/database.js";
 import type { History } from "../history/history.service.js";
+import type { StoredRecordRow } from "../history/history.store.js";
 import { findHeldRequest, recordResult } from "./collectives.store.js";
 import { outcomeOfAnswer } from "./outcomes.js";
 import { questionOf } from "./request-intake.js";
@@ -33,7 +34,11 @@ export interface LocalVerdict {
   readonly guidance?: CheckedGuidance;
 }
 
-export type VerdictLookup = (db: DbOrTrx, recordHash: string) => Promise<LocalVerdict | undefined>;
+/** What this daemon's firewall made of each of some records, by hash; a record it never checked is absent. */
+export type VerdictLookup = (
+  db: DbOrTrx,
+  recordHashes: readonly string[],
+) => Promise<ReadonlyMap<string, LocalVerdict>>;
 
 export interface CloseInput {
   readonly record: Pick<RecordFields, "conv" | "author">;
@@ -54,7 +59,7 @@ export async function deriveClose(
   db: DbOrTrx,
   history: History,
   close: CloseInput,
-  verdictOf: VerdictLookup,
+  verdictsOf: VerdictLookup,
 ): Promise<CloseOutcome> {
   const { record, part } = close;
   const held = await findHeldRequest(db, part.id);
@@ -62,7 +67,13 @@ export async function deriveClose(
     return { kind: "consume", reason: "a close for a request this daemon does not hold" };
   }
   if (held.resultToken !== null) return { kind: "consume", reason: "the request's close was already applied" };
-  const request = await history.recordByHash(db, held.recordHash);
+  // Every record the close names and what this daemon's firewall made of each, in two reads.
+  const answered = part.answers.flatMap(({ answer }) => (answer === null ? [] : [answer]));
+  const hashes = [held.recordHash, ...answered];
+  const records = await history.recordsByHash(db, hashes);
+  const verdicts = await verdictsOf(db, hashes);
+  const verdictNow = (hash: string) => currentVerdict(verdicts.get(hash), records.get(hash));
+  const request = records.get(held.recordHash);
   const requestRead = request === undefined ? undefined : readRecord(request.bytes);
   const requestContent = requestRead?.ok === true ? readContent(requestRead.record.content) : undefined;
   if (requestContent?.ok !== true || requestContent.collective?.op !== "all_gather") {
@@ -76,18 +87,17 @@ export async function deriveClose(
       outcomes.push({ member: agentAddress(member), outcome: { kind: "no-answer" } });
       continue;
     }
-    const verdict = await verdictNow(db, history, answer, verdictOf);
+    const verdict = verdictNow(answer);
     if (verdict?.withheld === undefined && verdict?.guidance !== undefined)
       answers.push({ ...verdict.guidance, member: agentAddress(member) });
     outcomes.push({
       member: agentAddress(member),
       outcome:
-        verdict?.withheld ??
-        (await outcomeOfRecord(db, history, { answerHash: answer, member, id: part.id, conv: record.conv, schema })),
+        verdict?.withheld ?? outcomeOfRecord(records.get(answer), { member, id: part.id, conv: record.conv, schema }),
     });
   }
   // A member's firewall may have held the requester's question; ours is never checked inbound.
-  const questionVerdict = await verdictNow(db, history, held.recordHash, verdictOf);
+  const questionVerdict = verdictNow(held.recordHash);
   const questionGuidance = questionVerdict?.withheld === undefined ? questionVerdict?.guidance : undefined;
   const [first, ...rest] = outcomes;
   const guidance =
@@ -113,9 +123,9 @@ export async function applyClose(
   trx: DbOrTrx,
   history: History,
   close: CloseInput,
-  verdictOf: VerdictLookup,
+  verdictsOf: VerdictLookup,
 ): Promise<CloseOutcome> {
-  const outcome = await deriveClose(trx, history, close, verdictOf);
+  const outcome = await deriveClose(trx, history, close, verdictsOf);
   if (outcome.kind === "result") await recordResult(trx, close.part.id, close.hash);
   return outcome;
 }
@@ -124,26 +134,20 @@ export async function applyClose(
  * The verdict as it stands now: a record the firewall held and the owner released since (its
  * disposition is "delivered") is admitted like any other, with the guidance its check carried.
  */
-async function verdictNow(
-  db: DbOrTrx,
-  history: History,
-  recordHash: string,
-  verdictOf: VerdictLookup,
-): Promise<LocalVerdict | undefined> {
-  const verdict = await verdictOf(db, recordHash);
+function currentVerdict(
+  verdict: LocalVerdict | undefined,
+  stored: StoredRecordRow | undefined,
+): LocalVerdict | undefined {
   if (verdict?.withheld === undefined) return verdict;
-  const stored = await history.recordByHash(db, recordHash);
   if (stored?.disposition !== "delivered") return verdict;
   return verdict.guidance === undefined ? undefined : { guidance: verdict.guidance };
 }
 
-async function outcomeOfRecord(
-  db: DbOrTrx,
-  history: History,
-  input: { answerHash: string; member: string; id: string; conv: string; schema: RequestedSchema },
-): Promise<MemberOutcome["outcome"]> {
+function outcomeOfRecord(
+  stored: StoredRecordRow | undefined,
+  input: { member: string; id: string; conv: string; schema: RequestedSchema },
+): MemberOutcome["outcome"] {
   const invalid = { kind: "invalid" as const, reason: "the close names a record that is not this member's answer" };
-  const stored = await history.recordByHash(db, input.answerHash);
   if (stored === undefined || stored.conv !== input.conv || stored.author !== input.member) return invalid;
   const read = readRecord(stored.bytes);
   const content = read.ok ? readContent(read.record.content) : undefined;
@@ -159,11 +163,11 @@ export async function resultQuestionOf(
   db: DbOrTrx,
   history: History,
   id: string,
-  verdictOf: VerdictLookup,
+  verdictsOf: VerdictLookup,
 ): Promise<string | undefined> {
   const held = await findHeldRequest(db, id);
   if (held?.op !== "all_gather") return undefined;
-  if ((await verdictOf(db, held.recordHash))?.withheld !== undefined) return undefined;
+  if ((await verdictsOf(db, [held.recordHash])).get(held.recordHash)?.withheld !== undefined) return undefined;
   const request = await history.recordByHash(db, held.recordHash);
   const read = request === undefined ? undefined : readRecord(request.bytes);
   const content = read?.ok === true ? readContent(read.record.content) : undefined;

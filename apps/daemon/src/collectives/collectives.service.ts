@@ -34,7 +34,7 @@ import {
   type SendResult,
 } from "../posts/semantic-send.js";
 import { CollectiveError, FirewallSendError, SendError } from "../posts/send-error.js";
-import { localVerdictOf } from "../firewall/local-verdict.js";
+import { localVerdictsOf } from "../firewall/local-verdict.js";
 import { applyClose, deriveClose, type CloseInput, type CloseOutcome } from "./close.js";
 import { findHeldRequest, holdRequest, recordResult } from "./collectives.store.js";
 import { recoverCollectives } from "./recovery.js";
@@ -222,12 +222,12 @@ export class Collectives implements CollectiveSender, CollectiveClassifier {
 
   /** Derives an all_gather result from its close and marks it applied (no check deferred it). */
   applyClose(trx: Trx, close: CloseInput): Promise<CloseOutcome> {
-    return applyClose(trx, this.deps.history, close, localVerdictOf);
+    return applyClose(trx, this.deps.history, close, localVerdictsOf);
   }
 
   /** Derives an all_gather result without writing (its turn in the firewall's queue came). */
   deriveClose(close: CloseInput): Promise<CloseOutcome> {
-    return deriveClose(this.deps.store.db, this.deps.history, close, localVerdictOf);
+    return deriveClose(this.deps.store.db, this.deps.history, close, localVerdictsOf);
   }
 
   /** Marks a derived close applied. */

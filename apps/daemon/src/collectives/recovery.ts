@@ -15,7 +15,7 @@ import {
 } from "@social-harness/protocol";
 import type { DaemonStore, Trx } from "../db/database.js";
 import type { History } from "../history/history.service.js";
-import { localVerdictOf } from "../firewall/local-verdict.js";
+import { localVerdictsOf } from "../firewall/local-verdict.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import { applyClose } from "./close.js";
 import { findHeldRequest, openOperations, settleOperation } from "./collectives.store.js";
@@ -59,7 +59,7 @@ export async function recoverCollectives(
     let failed = 0;
     for (const operation of await openOperations(trx)) {
       const close = operation.op === "all_gather" ? await findOwnClose(trx, deps, operation.id) : undefined;
-      const result = close === undefined ? undefined : await applyClose(trx, deps.history, close, localVerdictOf);
+      const result = close === undefined ? undefined : await applyClose(trx, deps.history, close, localVerdictsOf);
       if (result?.kind === "result") {
         await inbox.admit(trx, {
           item: result.item,

@@ -26,7 +26,7 @@ import type { DaemonStore } from "../db/database.js";
 import type { History } from "../history/history.service.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import type { Posts } from "../posts/posts.service.js";
-import { localVerdictOf } from "../firewall/local-verdict.js";
+import { localVerdictsOf } from "../firewall/local-verdict.js";
 import { applyClose } from "./close.js";
 import { findHeldRequest, holdRequest, settleOperation } from "./collectives.store.js";
 import { outcomeOfAnswer, setLongTimeout } from "./outcomes.js";
@@ -213,7 +213,7 @@ export class OperationTracker {
     if (operation === undefined) return;
     this.operations.delete(part.id);
     const admitted = await this.deps.store.db.transaction().execute(async (trx) => {
-      const outcome = await applyClose(trx, this.deps.history, { record, hash, part }, localVerdictOf);
+      const outcome = await applyClose(trx, this.deps.history, { record, hash, part }, localVerdictsOf);
       if (outcome.kind === "result")
         await this.deps.inbox.admit(trx, {
           item: outcome.item,

@@ -97,15 +97,33 @@ export async function findChecks(db: DbOrTrx, checkIds: readonly string[]): Prom
 
 /** The settled inbound check of a record, if it had one. */
 export async function inboundCheckOf(db: DbOrTrx, recordHash: string): Promise<CheckRecord | undefined> {
-  const row = await db
-    .selectFrom("firewall_checks")
-    .selectAll()
-    .where("record_hash", "=", recordHash)
-    .where("direction", "=", "inbound")
-    .orderBy("id", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  return row === undefined ? undefined : toCheckRecord(row);
+  return (await inboundChecksOf(db, [recordHash])).get(recordHash);
+}
+
+/** A query's IN list stays well under SQLite's bound on parameters. */
+const HASHES_PER_QUERY = 500;
+
+/**
+ * The newest settled inbound check of each record that had one, by record hash: one query for a
+ * close's every answer instead of one per answer.
+ */
+export async function inboundChecksOf(
+  db: DbOrTrx,
+  recordHashes: readonly string[],
+): Promise<ReadonlyMap<string, CheckRecord>> {
+  const checks = new Map<string, CheckRecord>();
+  for (let at = 0; at < recordHashes.length; at += HASHES_PER_QUERY) {
+    const rows = await db
+      .selectFrom("firewall_checks")
+      .selectAll()
+      .where("record_hash", "in", recordHashes.slice(at, at + HASHES_PER_QUERY))
+      .where("direction", "=", "inbound")
+      .orderBy("id", "asc")
+      .execute();
+    // Ascending ids: a record's newest check is the last one set.
+    for (const row of rows) checks.set(row.record_hash!, toCheckRecord(row));
+  }
+  return checks;
 }
 
 /** The settled outbound check of a post of ours, if it had one. */

@@ -9,7 +9,7 @@ import { inboundCheckOf, listChecks, outboundCheckOf, type CheckRecord } from ".
 import { compilePolicy } from "./engine.js";
 import type { FirewallPolicy } from "./policy.schema.js";
 import { FirewallPolicyError, type FirewallPolicies, type PolicyRevision } from "./policy.service.js";
-import { localVerdictOf } from "./local-verdict.js";
+import { localVerdictsOf } from "./local-verdict.js";
 import { InboundClock } from "./rate.middleware.js";
 import { replayRecords, type ReplayEntry, type ReplaySummary } from "./replay.js";
 
@@ -53,7 +53,7 @@ export class Firewall {
       arrived: (at) => clock.arrived(at),
       checkOf: (row) =>
         row.author === this.self ? outboundCheckOf(this.store.db, row.postId) : inboundCheckOf(this.store.db, row.hash),
-      resultQuestion: async (id) => (await resultQuestionOf(this.store.db, this.history, id, localVerdictOf)) ?? "",
+      resultQuestion: async (id) => (await resultQuestionOf(this.store.db, this.history, id, localVerdictsOf)) ?? "",
     });
   }
 }

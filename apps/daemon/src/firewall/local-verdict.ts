@@ -6,7 +6,7 @@
 import type { FirewallRefusal } from "@social-harness/protocol";
 import type { LocalVerdict } from "../collectives/close.js";
 import type { DbOrTrx } from "../db/database.js";
-import { inboundCheckOf, type CheckRecord } from "./checks.store.js";
+import { inboundChecksOf, type CheckRecord } from "./checks.store.js";
 
 /** Why a held subject was withheld: by a rule, or because a middleware was unavailable. */
 export function withheldReason(check: Pick<CheckRecord, "middlewares">): FirewallRefusal {
@@ -16,9 +16,20 @@ export function withheldReason(check: Pick<CheckRecord, "middlewares">): Firewal
     : "unavailable";
 }
 
-export async function localVerdictOf(db: DbOrTrx, recordHash: string): Promise<LocalVerdict | undefined> {
-  const check = await inboundCheckOf(db, recordHash);
-  if (check === undefined) return undefined;
+/** The verdicts of many records in one read: those the firewall never checked are absent. */
+export async function localVerdictsOf(
+  db: DbOrTrx,
+  recordHashes: readonly string[],
+): Promise<ReadonlyMap<string, LocalVerdict>> {
+  const verdicts = new Map<string, LocalVerdict>();
+  for (const [hash, check] of await inboundChecksOf(db, recordHashes)) {
+    const verdict = verdictOfCheck(check);
+    if (verdict !== undefined) verdicts.set(hash, verdict);
+  }
+  return verdicts;
+}
+
+function verdictOfCheck(check: CheckRecord): LocalVerdict | undefined {
   if (check.outcome === "held")
     return {
       withheld: { kind: "withheld", checkId: check.checkId, reason: withheldReason(check) },

@@ -105,3 +105,14 @@ describe("History: our own records", () => {
     expect((await h.conversation(store.db, CONV))?.contiguousSeq).toBe(5);
   });
 });
+
+describe("History: records by hash", () => {
+  it("reads many records in one call, past one query's 500 hashes, and leaves out what it does not hold", async () => {
+    const { store, history: h } = await history();
+    for (let seq = 1; seq <= 600; seq++) await own(store, h, record(seq));
+    const wanted = ["h1", "h500", "h501", "h600", "missing"];
+    const found = await h.recordsByHash(store.db, [...Array.from({ length: 550 }, (_, i) => `x${i}`), ...wanted]);
+    expect([...found.keys()].sort()).toEqual(["h1", "h500", "h501", "h600"]);
+    expect(found.get("h501")).toMatchObject({ conv: CONV, seq: 501, postId: "p501" });
+  });
+});

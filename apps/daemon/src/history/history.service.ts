@@ -23,6 +23,7 @@ import {
   findHead,
   recordAtHeld,
   findRecordByHash,
+  findRecordsByHash,
   insertRecord,
   latestRecords,
   listConversations,
@@ -89,6 +90,11 @@ export class History {
 
   recordByHash(db: DbOrTrx, hash: string): Promise<StoredRecordRow | undefined> {
     return findRecordByHash(db, hash);
+  }
+
+  /** The stored records among `hashes`, by hash, in one read. */
+  recordsByHash(db: DbOrTrx, hashes: readonly string[]): Promise<ReadonlyMap<string, StoredRecordRow>> {
+    return findRecordsByHash(db, hashes);
   }
 
   /** What became of a stored record since it was classified (a check settled, a hold released). */

@@ -111,6 +111,26 @@ export async function findRecordByHash(db: DbOrTrx, hash: string): Promise<Store
   return row === undefined ? undefined : toStoredRecord(row);
 }
 
+/** A query's IN list stays well under SQLite's bound on parameters. */
+const HASHES_PER_QUERY = 500;
+
+/** The stored records among `hashes`, by hash, in one read per 500 hashes. */
+export async function findRecordsByHash(
+  db: DbOrTrx,
+  hashes: readonly string[],
+): Promise<ReadonlyMap<string, StoredRecordRow>> {
+  const found = new Map<string, StoredRecordRow>();
+  for (let at = 0; at < hashes.length; at += HASHES_PER_QUERY) {
+    const rows = await db
+      .selectFrom("records")
+      .selectAll()
+      .where("hash", "in", hashes.slice(at, at + HASHES_PER_QUERY))
+      .execute();
+    for (const row of rows) found.set(row.hash, toStoredRecord(row));
+  }
+  return found;
+}
+
 const INSERT_RECORD =
   "INSERT INTO records (conv, seq, hash, kind, author, post_id, at, bytes, signatures, certificate, disposition, " +
   "stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
