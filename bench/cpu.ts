@@ -6,7 +6,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { quiet, type Meter } from "./meter.js";
-import { rawToolCall, type BenchNetwork, type Daemon } from "./network.js";
+import { leanToolCall, rawToolCall, type BenchNetwork, type Daemon } from "./network.js";
 
 /** One operation's cost: per process label, in the meter's unit, per operation. */
 export interface OperationCost {
@@ -79,7 +79,8 @@ export async function cpuPerOperation(net: BenchNetwork, meter: Meter, load: Cpu
   const sender = await net.startDaemon("cpu-sender");
   const recipient = await net.startDaemon("cpu-recipient");
   const costs: OperationCost[] = [];
-  const send = (from: Daemon, to: string) => rawToolCall(from, "send_message", { to, text: TEXT });
+  // Posts go through the throughput loads' client (network.ts postJson), reads through fetch.
+  const send = (from: Daemon, to: string) => leanToolCall(from, "send_message", { to, text: TEXT });
   try {
     await untilAccepted(() => send(sender, "agent:cpu-recipient"));
     await concurrently(load.warmup, load.inFlight, () => send(sender, "agent:cpu-recipient"));

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { cpuMs, quiet } from "./meter.js";
+import { postJson } from "./network.js";
 
 const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "skeleton.js");
 
@@ -45,17 +46,16 @@ export async function skeletonCostPerPost(
     const url = `http://127.0.0.1:${sender.line}/`;
     let id = 0;
     const post = async () => {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-        body: JSON.stringify({
+      await postJson(
+        url,
+        { accept: "application/json, text/event-stream" },
+        JSON.stringify({
           jsonrpc: "2.0",
           id: id++,
           method: "tools/call",
           params: { name: "send_message", arguments: { to: "agent:b" }, text: TEXT },
         }),
-      });
-      await response.arrayBuffer();
+      );
     };
     const batch = async (n: number) => {
       let next = 0;
