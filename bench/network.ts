@@ -234,7 +234,8 @@ export async function leanToolCall(
     result?: { structuredContent?: Record<string, unknown> };
     error?: unknown;
   };
-  if (answer.result?.structuredContent === undefined) throw new Error(`${name} failed: ${JSON.stringify(answer.error)}`);
+  if (answer.result?.structuredContent === undefined)
+    throw new Error(`${name} failed: ${JSON.stringify(answer.error)}`);
   return answer.result.structuredContent;
 }
 
