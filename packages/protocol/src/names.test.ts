@@ -99,4 +99,12 @@ describe("conversation keys", () => {
     expect(membersOfGroupAddress("group:bob,alice,carol")).toBeUndefined();
     expect(membersOfGroupAddress("group:alice,alice,bob")).toBeUndefined();
   });
+
+  it("reads a group address once: later reads return the same frozen members, and a malformed one stays malformed", () => {
+    const first = membersOfGroupAddress("group:dave,erin,frank");
+    expect(first).toEqual(["dave", "erin", "frank"]);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(membersOfGroupAddress("group:dave,erin,frank")).toBe(first);
+    for (let i = 0; i < 2; i++) expect(membersOfGroupAddress("group:erin,dave,frank")).toBeUndefined();
+  });
 });

@@ -87,13 +87,32 @@ export function parseMessageAddress(input: string, self: AgentName): AddressResu
   return invalid('an address starts with "agent:" or "group:"');
 }
 
+/**
+ * Canonical group addresses already read, and their members: every record of a group names the
+ * same address, and checking one costs a split, a pattern per member, a sort and a join. Only
+ * canonical addresses are kept, so malformed input cannot fill the cache.
+ */
+const readGroups = new Map<string, readonly AgentName[]>();
+const READ_GROUPS_LIMIT = 4_096;
+
 /** The members of a canonical group address, or undefined when it is not canonical. */
-export function membersOfGroupAddress(address: string): AgentName[] | undefined {
+export function membersOfGroupAddress(address: string): readonly AgentName[] | undefined {
   if (!address.startsWith("group:")) return undefined;
+  const known = readGroups.get(address);
+  if (known !== undefined) return known;
+  const read = readGroupAddress(address);
+  if (read === undefined) return undefined;
+  if (readGroups.size >= READ_GROUPS_LIMIT) readGroups.clear();
+  readGroups.set(address, read);
+  return read;
+}
+
+function readGroupAddress(address: string): readonly AgentName[] | undefined {
   const members = address.slice("group:".length).split(",");
   if (members.length < MIN_GROUP_MEMBERS || members.length > MAX_GROUP_MEMBERS) return undefined;
   if (!members.every(isAgentName)) return undefined;
-  return groupAddress(members) === address && new Set(members).size === members.length ? members : undefined;
+  if (groupAddress(members) !== address || new Set(members).size !== members.length) return undefined;
+  return Object.freeze(members);
 }
 
 /** A conversation key: `direct:<a>,<b>` (sorted) or a canonical group address. */
@@ -113,7 +132,7 @@ export function conversationOf(self: AgentName, address: CanonicalAddress): Conv
 }
 
 /** The members of a conversation key, or undefined when the key is malformed. */
-export function membersOfConversation(conv: string): AgentName[] | undefined {
+export function membersOfConversation(conv: string): readonly AgentName[] | undefined {
   if (conv.startsWith("direct:")) {
     const pair = conv.slice("direct:".length).split(",");
     const [a, b] = pair;
