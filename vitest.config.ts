@@ -47,7 +47,12 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
-      { test: { name: "console", include: ["src/**/*.test.ts", "docker/compose.test.ts"] } },
+      {
+        test: {
+          name: "console",
+          include: ["src/**/*.test.ts", "docker/compose.test.ts", "docker/grafana-dashboard.test.ts"],
+        },
+      },
       // The firewall evaluation set and the example policy the bench runs (bench/firewall/).
       { test: { name: "bench", include: ["bench/firewall/**/*.test.ts"] } },
     ],

@@ -12,7 +12,12 @@ interface Dashboard {
 
 async function exportedNames(): Promise<Set<string>> {
   const zero = () => Promise.resolve(0);
-  const daemon = new DaemonMetrics({ inboxPending: zero, held: zero, suspendedSubscriptions: zero });
+  const daemon = new DaemonMetrics({
+    inboxPending: zero,
+    held: zero,
+    suspendedSubscriptions: zero,
+    walFsyncs: () => 0,
+  });
   const router = new RouterMetrics(() => 0);
   const names = new Set<string>();
   for (const registry of [daemon.registry, router.registry]) {

@@ -125,6 +125,7 @@ export async function startDaemon(config: DaemonConfig): Promise<RunningDaemon> 
     inboxPending: () => inbox.pendingCount(),
     held: () => holds.openCount(),
     suspendedSubscriptions: async (): Promise<number> => (await subscriptions.troubled()).suspended,
+    walFsyncs: () => store.fsyncs(),
   });
   const inbox = new Inbox(store, Date.now, () => metrics.acknowledged());
   const trust = new Trust(store, config.trust);

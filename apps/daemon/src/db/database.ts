@@ -57,6 +57,8 @@ export interface DaemonStore {
    * proposal, an acknowledgment to the router or an answer to a host relies on one.
    */
   durable(): Promise<void>;
+  /** fdatasyncs of the WAL so far (the operators' metric social_harness_daemon_wal_fsyncs_total). */
+  fsyncs(): number;
   close(): Promise<void>;
 }
 
@@ -93,6 +95,7 @@ export async function openDaemonStore(file: string, options: DaemonStoreOptions 
     db,
     sqlite,
     durable: () => sync.durable(),
+    fsyncs: () => sync.fsyncs,
     async close() {
       await sync.close();
       await db.destroy();
@@ -123,6 +126,19 @@ export async function relaxedTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>
         ? connection.transaction().execute(fn)
         : sync.relaxed(() => connection.transaction().execute(fn)),
     );
+}
+
+/**
+ * A relaxedTransaction whose body may learn that its commit must survive power loss after all, and
+ * says so with `mustSurvive()` before it returns: a batch of pushed records binds delivery tokens
+ * or holds only if its classification, inside the transaction, admits or holds something.
+ */
+export async function transactionDurableIf<T>(
+  db: Db,
+  fn: (trx: Trx, mustSurvive: () => void) => Promise<T>,
+): Promise<T> {
+  const sync = syncs.get(db);
+  return relaxedTransaction(db, (trx) => fn(trx, () => sync?.mustSurvive()));
 }
 
 /**

@@ -80,6 +80,37 @@ describe.each<CommitPlace>(["loop", "thread"])("WalSync, fsyncs on the %s", (pla
     await db.destroy();
   });
 
+  it("fsyncs a relaxed transaction whose body said mustSurvive, and only that one", async () => {
+    const { db, sync } = await open();
+    const insert = (v: number, survive: boolean) =>
+      sync.relaxed(() =>
+        db.transaction().execute(async (trx) => {
+          await trx.insertInto("t").values({ v }).execute();
+          if (survive) sync.mustSurvive();
+        }),
+      );
+    await insert(1, true);
+    await sync.durable();
+    expect(sync.fsyncs).toBe(1);
+    await insert(2, false);
+    await sync.durable();
+    expect(sync.fsyncs).toBe(1);
+    // A body that said so and then failed leaves nothing behind for the next relaxed commit.
+    await expect(
+      sync.relaxed(() =>
+        db.transaction().execute(() => {
+          sync.mustSurvive();
+          return Promise.reject(new Error("after mustSurvive"));
+        }),
+      ),
+    ).rejects.toThrow("after mustSurvive");
+    await insert(3, false);
+    await sync.durable();
+    expect(sync.fsyncs).toBe(1);
+    await sync.close();
+    await db.destroy();
+  });
+
   it("start() runs the fsync before anyone waits, and durable() then waits for that one", async () => {
     const { db, sync } = await open();
     await db.insertInto("t").values({ v: 1 }).execute();

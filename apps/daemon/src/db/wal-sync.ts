@@ -19,6 +19,8 @@ export class WalSync {
   private committed = 0;
   private synced = 0;
   private relaxedDepth = 0;
+  /** Set inside `relaxed` by `mustSurvive`: the transaction open there commits durably after all. */
+  private promoted = false;
   /** The fsync scheduled or running: it covers every commit made before it starts. */
   private running: Promise<void> | undefined;
   private failure: Error | undefined;
@@ -42,9 +44,10 @@ export class WalSync {
     return this.placement.current;
   }
 
-  /** Counts one commit; inside `relaxed`, commits need no fsync unless `durable` says so. */
+  /** Counts one commit; inside `relaxed`, commits need no fsync unless `durable` or `mustSurvive` says so. */
   committedOne(durable = false): void {
-    if (durable || this.relaxedDepth === 0) this.committed++;
+    if (durable || this.relaxedDepth === 0 || this.promoted) this.committed++;
+    this.promoted = false;
   }
 
   /** Runs `fn` with its commits counted as relaxed (the caller holds the only connection). */
@@ -54,7 +57,16 @@ export class WalSync {
       return await fn();
     } finally {
       this.relaxedDepth--;
+      if (this.relaxedDepth === 0) this.promoted = false;
     }
+  }
+
+  /**
+   * Inside `relaxed`, before the open transaction commits: its commit counts as durable after all,
+   * because its body found that it binds what a power loss must not undo.
+   */
+  mustSurvive(): void {
+    if (this.relaxedDepth > 0) this.promoted = true;
   }
 
   /**

@@ -9,7 +9,7 @@
  * pipeline is ingress/receive-record.ts, its classification and admission ingress/arrival.ts.
  */
 import { readRecord, type RecordFrame } from "@social-harness/protocol";
-import { relaxedTransaction, type DaemonStore, type Trx } from "../db/database.js";
+import { transactionDurableIf, type DaemonStore } from "../db/database.js";
 import type { InboundFirewall } from "../firewall/inbound.service.js";
 import type { PeerKeys } from "../identity/peer-keys.js";
 import type { Inbox } from "../inbox/inbox.service.js";
@@ -37,27 +37,25 @@ export class Ingress {
    * in turn as if alone. Signers' keys are resolved first, outside the transaction.
    */
   async receiveAll(frames: readonly RecordFrame[]): Promise<ReceiveOutcome[]> {
-    const { store, self } = this.deps;
+    const { store } = this.deps;
     const keys = await this.deps.peerKeys.keysFor([
       ...new Set(frames.flatMap((f) => f.signatures.map((s) => s.signer))),
     ]);
-    // A batch that binds no delivery token commits without waiting for the disk: each of its
-    // records is certified at the router, which pushes it again after a power loss (the daemon's
-    // cursor goes back with it). Our own posts, and everything the firewall queues or trust holds,
-    // are such records. The firewall's state is read once, so a batch it checks delivers nothing
-    // at arrival; any other batch admits into the inbox and commits durably.
+    // A batch commits durably only if it binds what a power loss must not undo: a delivery token
+    // (an item admitted into the inbox) or a hold. Every other record (our own posts, what the
+    // firewall queues, answers and closes consumed) is certified at the router, which pushes it
+    // again after a power loss, since the daemon's cursor goes back with it. The firewall's state
+    // is read once, so a batch it checks delivers nothing at arrival.
     const checks = this.deps.firewall.active();
     const reads = frames.map((f) => readRecord(f.record));
-    const onlyOwn = reads.every((read) => read.ok && read.record.author === self);
     const pinned = new Map([...keys].filter((e): e is [string, Uint8Array] => e[1] !== undefined));
-    const run = async (trx: Trx): Promise<Received[]> => {
+    const received = await transactionDurableIf(store.db, async (trx, mustSurvive) => {
       const received: Received[] = [];
       for (const [i, frame] of frames.entries())
         received.push(await receiveRecord(this.deps, trx, frame, reads[i]!, pinned, checks));
+      if (received.some((r) => r.disposition === "delivered" || r.disposition === "held")) mustSurvive();
       return received;
-    };
-    const received =
-      onlyOwn || checks ? await relaxedTransaction(store.db, run) : await store.db.transaction().execute(run);
+    });
     if (received.some((r) => r.disposition === "delivered")) this.deps.inbox.changed();
     if (received.some((r) => r.disposition === "queued")) this.deps.firewall.wake();
     for (const { answer } of received) if (answer !== undefined) this.deps.collectives.answerArrived(answer);

@@ -27,6 +27,8 @@ export interface DaemonGauges {
   inboxPending(): Promise<number>;
   held(): Promise<number>;
   suspendedSubscriptions(): Promise<number>;
+  /** fdatasyncs of the daemon's WAL so far (DaemonStore.fsyncs). */
+  walFsyncs(): number;
 }
 
 const outcomeOf = (reason: string) => (reason === "none" ? "sent" : "refused");
@@ -88,6 +90,17 @@ export class DaemonMetrics {
       this.webhooks,
       this.retries,
     ];
+    const fsyncs = {
+      name: `${PREFIX}wal_fsyncs_total`,
+      help: "fdatasyncs of the daemon's WAL; one covers every durable commit made before it.",
+      type: "counter",
+      aggregator: "sum",
+      get() {
+        const { name, help, type, aggregator } = this;
+        return Promise.resolve({ name, help, type, aggregator, values: [{ value: gauges.walFsyncs(), labels: {} }] });
+      },
+    } as const satisfies ExposedMetric;
+    metrics.push(fsyncs);
     // prom-client formats any metric with this shape; its own types name only its classes.
     for (const metric of metrics) this.registry.registerMetric(metric as unknown as Metric);
     const registers = [this.registry];
