@@ -5,6 +5,7 @@
  * with the daemon's `social_harness_daemon_wal_fsyncs_total`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "./harness/mcp.js";
 import { Network, waitForKind } from "./harness/network.js";
 import { ownerClient } from "./harness/owner.js";
 
@@ -20,23 +21,16 @@ async function fsyncsOf(net: Network, name: string): Promise<number> {
   return Number(line?.split(" ")[1]);
 }
 
-/** Whether `name` stores a record by `author` carrying a collective part of `op`. */
-async function holds(net: Network, name: string, author: string, op: string): Promise<boolean> {
+/** Whether `name` stores a record by `author` carrying a collective part of `op` (undefined while not). */
+async function holds(net: Network, name: string, author: string, op: string): Promise<true | undefined> {
   const { records } = await ownerClient(net.agent(name).daemon).history.records.query({
     conversation: GROUP,
     limit: 50,
   });
-  return records.some(
+  const found = records.some(
     (r) => r.author === author && r.content.some((p) => p.type === "collective" && (p as { op?: string }).op === op),
   );
-}
-
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("the condition did not hold in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return found || undefined;
 }
 
 describe("durable commits at ingress", () => {
@@ -53,10 +47,10 @@ describe("durable commits at ingress", () => {
 
     // Carol answers; her own bind fsyncs. Then bob's answer reaches her, and is consumed there.
     await net.send("carol", GROUP, '{"action":"accept","content":{"ok":true}}');
-    await until(async () => await holds(net, "carol", "agent:carol", "answer"));
+    await eventually(() => holds(net, "carol", "agent:carol", "answer"), 20_000, "carol's own answer");
     const beforeAnswer = await fsyncsOf(net, "carol");
     await net.send("bob", GROUP, '{"action":"accept","content":{"ok":false}}');
-    await until(() => holds(net, "carol", "agent:bob", "answer"));
+    await eventually(() => holds(net, "carol", "agent:bob", "answer"), 20_000, "bob's answer at carol");
     expect(await fsyncsOf(net, "carol")).toBe(beforeAnswer);
 
     // A direct message is admitted with a delivery token: it is on disk before anyone is told.

@@ -6,6 +6,7 @@
 import type { CheckedGuidance } from "@social-harness/protocol";
 import type { Selectable } from "kysely";
 import type { DbOrTrx } from "../db/database.js";
+import { readInSlices } from "../db/in-slices.js";
 import type { FirewallChecksTable } from "./firewall.table.js";
 import type { Direction, FirewallMode } from "./policy.schema.js";
 import type { Subject } from "./subjects.js";
@@ -100,9 +101,6 @@ export async function inboundCheckOf(db: DbOrTrx, recordHash: string): Promise<C
   return (await inboundChecksOf(db, [recordHash])).get(recordHash);
 }
 
-/** A query's IN list stays well under SQLite's bound on parameters. */
-const HASHES_PER_QUERY = 500;
-
 /**
  * The newest settled inbound check of each record that had one, by record hash: one query for a
  * close's every answer instead of one per answer.
@@ -111,19 +109,17 @@ export async function inboundChecksOf(
   db: DbOrTrx,
   recordHashes: readonly string[],
 ): Promise<ReadonlyMap<string, CheckRecord>> {
-  const checks = new Map<string, CheckRecord>();
-  for (let at = 0; at < recordHashes.length; at += HASHES_PER_QUERY) {
-    const rows = await db
+  const rows = await readInSlices(recordHashes, (slice) =>
+    db
       .selectFrom("firewall_checks")
       .selectAll()
-      .where("record_hash", "in", recordHashes.slice(at, at + HASHES_PER_QUERY))
+      .where("record_hash", "in", slice)
       .where("direction", "=", "inbound")
       .orderBy("id", "asc")
-      .execute();
-    // Ascending ids: a record's newest check is the last one set.
-    for (const row of rows) checks.set(row.record_hash!, toCheckRecord(row));
-  }
-  return checks;
+      .execute(),
+  );
+  // Ascending ids (a record's checks are all in its one slice): its newest check is set last.
+  return new Map(rows.map((row) => [row.record_hash!, toCheckRecord(row)]));
 }
 
 /** The settled outbound check of a post of ours, if it had one. */

@@ -2,6 +2,7 @@
 import type { Selectable } from "kysely";
 import type { DbOrTrx } from "../db/database.js";
 import type { RecordsTable } from "./history.table.js";
+import { readInSlices } from "../db/in-slices.js";
 import { RawStatements, type HeldStatements } from "../db/raw-statements.js";
 
 export interface ConversationRow {
@@ -111,24 +112,15 @@ export async function findRecordByHash(db: DbOrTrx, hash: string): Promise<Store
   return row === undefined ? undefined : toStoredRecord(row);
 }
 
-/** A query's IN list stays well under SQLite's bound on parameters. */
-const HASHES_PER_QUERY = 500;
-
 /** The stored records among `hashes`, by hash, in one read per 500 hashes. */
 export async function findRecordsByHash(
   db: DbOrTrx,
   hashes: readonly string[],
 ): Promise<ReadonlyMap<string, StoredRecordRow>> {
-  const found = new Map<string, StoredRecordRow>();
-  for (let at = 0; at < hashes.length; at += HASHES_PER_QUERY) {
-    const rows = await db
-      .selectFrom("records")
-      .selectAll()
-      .where("hash", "in", hashes.slice(at, at + HASHES_PER_QUERY))
-      .execute();
-    for (const row of rows) found.set(row.hash, toStoredRecord(row));
-  }
-  return found;
+  const rows = await readInSlices(hashes, (slice) =>
+    db.selectFrom("records").selectAll().where("hash", "in", slice).execute(),
+  );
+  return new Map(rows.map((row) => [row.hash, toStoredRecord(row)]));
 }
 
 const INSERT_RECORD =
