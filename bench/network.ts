@@ -142,9 +142,14 @@ export async function rawToolCall(
   token = daemon.token(),
 ): Promise<Record<string, unknown>> {
   const response = await rawToolResponse(daemon, name, args, token);
-  const body = (await response.json()) as { result?: { structuredContent?: Record<string, unknown> }; error?: unknown };
-  if (body.result?.structuredContent === undefined) throw new Error(`${name} failed: ${JSON.stringify(body.error)}`);
-  return body.result.structuredContent;
+  return structuredContentOf(name, await response.json());
+}
+
+/** A tools/call answer's structured content, or the error it carried. */
+function structuredContentOf(name: string, answer: unknown): Record<string, unknown> {
+  const { result, error } = answer as { result?: { structuredContent?: Record<string, unknown> }; error?: unknown };
+  if (result?.structuredContent === undefined) throw new Error(`${name} failed: ${JSON.stringify(error)}`);
+  return result.structuredContent;
 }
 
 /** The HTTP response of one modern-era tools/call, its body unread. */
@@ -230,13 +235,7 @@ export async function leanToolCall(
   args: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   const { headers, body } = toolCallRequest(daemon.token(), name, args);
-  const answer = (await postJson(daemon.mcp, headers, body)) as {
-    result?: { structuredContent?: Record<string, unknown> };
-    error?: unknown;
-  };
-  if (answer.result?.structuredContent === undefined)
-    throw new Error(`${name} failed: ${JSON.stringify(answer.error)}`);
-  return answer.result.structuredContent;
+  return structuredContentOf(name, await postJson(daemon.mcp, headers, body));
 }
 
 /** The resident set of a process, from /proc (Linux). */

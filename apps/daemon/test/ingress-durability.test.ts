@@ -18,7 +18,8 @@ async function fsyncsOf(net: Network, name: string): Promise<number> {
     headers: { authorization: `Bearer ${daemon.ownerToken}` },
   });
   const line = (await response.text()).split("\n").find((l) => l.startsWith("social_harness_daemon_wal_fsyncs_total "));
-  return Number(line?.split(" ")[1]);
+  expect(line, "the daemon exports social_harness_daemon_wal_fsyncs_total").toBeDefined();
+  return Number(line!.split(" ")[1]);
 }
 
 /** Whether `name` stores a record by `author` carrying a collective part of `op` (undefined while not). */
