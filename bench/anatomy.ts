@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readAnatomy, type AnatomyHop } from "@social-harness/protocol";
-import { BenchNetwork, rawToolCall } from "./network.js";
+import { BenchNetwork, rawToolCall, WARMUP_CALLS } from "./network.js";
 
 const PAUSE_MS = Number(process.env.BENCH_ANATOMY_PAUSE ?? 60);
 
@@ -53,7 +53,7 @@ export async function sendAnatomy(posts: number): Promise<Anatomy> {
         await sleep(100);
       }
     }
-    for (let i = 0; i < 50; i++) await send(`warm-up ${i}`.padEnd(300, "x"));
+    for (let i = 0; i < WARMUP_CALLS; i++) await send(`warm-up ${i}`.padEnd(300, "x"));
     await sleep(300);
     for (let i = 0; i < posts; i++) {
       const sent = process.hrtime.bigint();

@@ -22,6 +22,8 @@ export interface OperationCost {
 export interface CpuLoad {
   /** Posts sent before each measured batch: the JIT's tiers and the heap's sizes settle first. */
   readonly warmup: number;
+  /** read_inbox calls, and acknowledgments, before theirs are measured. */
+  readonly warmupCalls: number;
   readonly posts: number;
   readonly groupPosts: number;
   readonly reads: number;
@@ -103,6 +105,7 @@ export async function cpuPerOperation(net: BenchNetwork, meter: Meter, load: Cpu
       });
     }
 
+    for (let i = 0; i < load.warmupCalls; i++) await rawToolCall(recipient, "read_inbox", {});
     const reads = await measure(meter, [pidOf(recipient)], load.reads, async () => {
       for (let i = 0; i < load.reads; i++) await rawToolCall(recipient, "read_inbox", {});
     });
@@ -116,14 +119,16 @@ export async function cpuPerOperation(net: BenchNetwork, meter: Meter, load: Cpu
 
     const tokens: string[] = [];
     let cursor: string | undefined;
-    while (tokens.length < load.acks) {
+    while (tokens.length < load.warmupCalls + load.acks) {
       const page = await rawToolCall(recipient, "read_inbox", cursor === undefined ? {} : { cursor });
       const items = page.items as { deliveryToken: string }[];
       tokens.push(...items.map((i) => i.deliveryToken));
       cursor = page.nextCursor as string | undefined;
       if (cursor === undefined) break;
     }
-    const acked = tokens.slice(0, load.acks);
+    for (const deliveryToken of tokens.slice(0, load.warmupCalls))
+      await rawToolCall(recipient, "acknowledge_delivery", { deliveryToken });
+    const acked = tokens.slice(load.warmupCalls, load.warmupCalls + load.acks);
     const acks = await measure(meter, [pidOf(recipient)], acked.length, async () => {
       for (const deliveryToken of acked) await rawToolCall(recipient, "acknowledge_delivery", { deliveryToken });
     });

@@ -6,19 +6,20 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fillInbox } from "./fill-inbox.js";
-import { type BenchNetwork, mcpClient, percentile, rawToolCall, rawToolResponse, rssOf } from "./network.js";
+import {
+  type BenchNetwork,
+  mcpClient,
+  percentile,
+  rawToolCall,
+  rawToolResponse,
+  rssOf,
+  WARMUP_CALLS,
+} from "./network.js";
 
 export interface SendLatency {
   readonly p50: number;
   readonly p99: number;
 }
-
-/**
- * Warm-up before each measured figure: a few hundred calls, so the JIT's tiers, the lazily loaded
- * modules and the heap settle and the figures are the steady state (with 20-50, the first hundred
- * samples still paid compilation, which put read_inbox's p50 at 1.7× its steady value).
- */
-const WARMUP_CALLS = 300;
 
 export async function sendLatency(net: BenchNetwork, count: number): Promise<SendLatency> {
   const alice = await net.startDaemon("alice");
@@ -64,7 +65,8 @@ export async function postsPerSecond(net: BenchNetwork, perSender: number, inFli
         );
       }),
     );
-  await load(Math.ceil(WARMUP_CALLS / senders.length), []);
+  // Each sender is a fresh process: a thousand posts each, six thousand through the router and the sink.
+  await load(1000, []);
   const samples: number[] = [];
   const start = performance.now();
   await load(perSender, samples);

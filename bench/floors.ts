@@ -9,7 +9,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { generateKeyPairSync, sign, verify } from "node:crypto";
 import { WebSocketServer, WebSocket } from "ws";
-import { percentile } from "./network.js";
+import { percentile, WARMUP_CALLS } from "./network.js";
 
 export interface Floors {
   /** Milliseconds, p50 of a 4 KiB write + fdatasync in the bench's directory. */
@@ -67,10 +67,10 @@ export async function httpAnswerP50(answer: string, count: number): Promise<numb
   };
   const samples: number[] = [];
   try {
-    for (let i = 0; i < count + 50; i++) {
+    for (let i = 0; i < WARMUP_CALLS + count; i++) {
       const start = performance.now();
       await post();
-      if (i >= 50) samples.push(performance.now() - start);
+      if (i >= WARMUP_CALLS) samples.push(performance.now() - start);
     }
   } finally {
     server.closeAllConnections();
@@ -89,13 +89,13 @@ async function webSocketP50(count: number): Promise<number> {
   const frame = Buffer.alloc(300, 1);
   const samples: number[] = [];
   try {
-    for (let i = 0; i < count + 50; i++) {
+    for (let i = 0; i < WARMUP_CALLS + count; i++) {
       const start = performance.now();
       await new Promise<void>((resolve) => {
         client.once("message", () => resolve());
         client.send(frame);
       });
-      if (i >= 50) samples.push(performance.now() - start);
+      if (i >= WARMUP_CALLS) samples.push(performance.now() - start);
     }
   } finally {
     client.close();

@@ -12,6 +12,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { connect, StorageType, type NatsConnection } from "nats";
+import { WARMUP_CALLS } from "./network.js";
 
 export interface JetStreamLoad {
   readonly publishers: number;
@@ -21,6 +22,8 @@ export interface JetStreamLoad {
 }
 
 export const ANCHOR_LOAD: JetStreamLoad = { publishers: 8, perPublisher: 500, bytes: 300, subjects: 64 };
+/** Publishes (or proposals) each link makes before the measured ones: this process's client code settles. */
+export const WARMUP_PER_LINK = Math.ceil(WARMUP_CALLS / ANCHOR_LOAD.publishers);
 
 /** Publishes the load to a fresh stream on `server` and returns acknowledged messages per second. */
 export async function jetStreamRate(server: string, load: JetStreamLoad): Promise<number> {
@@ -37,7 +40,7 @@ export async function jetStreamRate(server: string, load: JetStreamLoad): Promis
       const js = nc.jetstream();
       for (let i = 0; i < count; i++) await js.publish(`${prefix}.${(p * count + i) % load.subjects}`, payload);
     };
-    await Promise.all(publishers.map((nc, p) => run(nc, p, 20))); // warm-up
+    await Promise.all(publishers.map((nc, p) => run(nc, p, WARMUP_PER_LINK)));
     const start = performance.now();
     await Promise.all(publishers.map((nc, p) => run(nc, p, load.perPublisher)));
     return (load.publishers * load.perPublisher) / ((performance.now() - start) / 1000);

@@ -21,6 +21,18 @@ const CLI =
  * node options to every server process (e.g. V8 flags NODE_OPTIONS refuses), for experiments.
  */
 const PROFILE = process.env.BENCH_PROFILE;
+
+/**
+ * Calls before a figure or its anchor is measured, so both are V8's steady state. A process tiers
+ * its hot code up over its first few thousand operations, not its first few hundred: measured on
+ * 2026-12-04, a fetch client's p50 against a trivial server fell 0.78 → 0.34 ms from its 50th to its
+ * 3,000th call, read_inbox's 1.79 → 1.08 ms over 2,000 reads, a sequential send's 5.2 → 3.6 ms over
+ * 3,000 sends, and the CPU of a direct post 3.7 → 1.9 ms over 5,000 posts, the bench's own client
+ * (unchanged code) falling with it (docs/decisions.md "The bench warms up for thousands of calls").
+ */
+export const WARMUP_CALLS = 3000;
+/** Posts before the cpu section (and its skeleton) measures: a post crosses three processes' code. */
+export const WARMUP_POSTS = 5000;
 const INTERVAL = process.env.BENCH_PROFILE_INTERVAL;
 const NODE_ARGS = [
   ...(process.env.BENCH_NODE_ARGS?.split(" ").filter((a) => a !== "") ?? []),

@@ -16,6 +16,7 @@ import {
   type RouterFrame,
 } from "@social-harness/protocol";
 import WebSocket from "ws";
+import { WARMUP_PER_LINK } from "./jetstream.js";
 
 interface Link {
   readonly name: string;
@@ -69,33 +70,39 @@ export async function routerCertifyRate(routerUrl: string, options: { perSender:
   const sink = await link(routerUrl, `raw-sink-${run}`);
   const links = await Promise.all(Array.from({ length: senders }, (_, i) => link(routerUrl, `raw-${run}-${i}`)));
   let id = 0;
+  const prevs = new Map<string, string | null>();
+  const round = (count: number) =>
+    Promise.all(
+      links.map(async (l) => {
+        const conv = `direct:${[l.name, sink.name].sort().join(",")}`;
+        let prev = prevs.get(l.name) ?? null;
+        for (let i = 0; i < count; i++) {
+          const bytes = encodeRecord({
+            kind: "post",
+            conv,
+            prev,
+            author: l.name,
+            postId: mintId("post"),
+            at: Date.now(),
+            content: [
+              { type: "text", text: `raw ${i} `.padEnd(300, "x") },
+              { type: "collective", op: "multicast" },
+            ],
+          });
+          const request = ++id;
+          const answer = l.next((f) => "id" in f && f.id === request);
+          l.send({ t: "propose", id: request, record: bytes, signature: l.sign(bytes) });
+          const frame = await answer;
+          if (frame.t !== "certified") throw new Error(`proposal refused: ${JSON.stringify(frame)}`);
+          prev = frame.record;
+        }
+        prevs.set(l.name, prev);
+      }),
+    );
+  // The same warm-up as JetStream's (jetstream.ts): this process's links and the router's code settle first.
+  await round(WARMUP_PER_LINK);
   const start = performance.now();
-  await Promise.all(
-    links.map(async (l) => {
-      const conv = `direct:${[l.name, sink.name].sort().join(",")}`;
-      let prev: string | null = null;
-      for (let i = 0; i < perSender; i++) {
-        const bytes = encodeRecord({
-          kind: "post",
-          conv,
-          prev,
-          author: l.name,
-          postId: mintId("post"),
-          at: Date.now(),
-          content: [
-            { type: "text", text: `raw ${i} `.padEnd(300, "x") },
-            { type: "collective", op: "multicast" },
-          ],
-        });
-        const request = ++id;
-        const answer = l.next((f) => "id" in f && f.id === request);
-        l.send({ t: "propose", id: request, record: bytes, signature: l.sign(bytes) });
-        const frame = await answer;
-        if (frame.t !== "certified") throw new Error(`proposal refused: ${JSON.stringify(frame)}`);
-        prev = frame.record;
-      }
-    }),
-  );
+  await round(perSender);
   const seconds = (performance.now() - start) / 1000;
   for (const l of [...links, sink]) l.close();
   return (senders * perSender) / seconds;

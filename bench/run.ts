@@ -17,7 +17,7 @@ import { callgrindMeter, callgrindWrap, cpuMeter } from "./meter.js";
 import { daemonMemory, postsPerSecond, readInboxP50, sendLatency } from "./daemons.js";
 import { httpAnswerP50, measureFloors, type Floors } from "./floors.js";
 import { ANCHOR_LOAD, jetStreamRate, startSyncedJetStream } from "./jetstream.js";
-import { BenchNetwork } from "./network.js";
+import { BenchNetwork, WARMUP_CALLS, WARMUP_POSTS } from "./network.js";
 import { routerCertifyRate } from "./router-certify.js";
 import { mb, ms, perSecond, printTable, row, us, type Row } from "./table.js";
 import { webhookRates } from "./webhooks.js";
@@ -32,12 +32,39 @@ const wants = (section: string) => only.length === 0 || only.includes(section);
 const scale = quick
   ? { samples: 300, perSender: 150, perLink: 250, inboxReads: 200, hooks: 500, rounds: 1, gatherWarmup: 2 }
   : { samples: 1000, perSender: 400, perLink: 500, inboxReads: 300, hooks: 2000, rounds: 3, gatherWarmup: 5 };
-// Steady state: a thousand posts first, so the JIT's tiers and the heap settle before anything is
-// measured (with a hundred, both ours and the skeleton paid compilation inside the window).
+// Steady state: five thousand posts first, so the JIT's tiers and the heap settle before anything is
+// measured, in ours and in the skeleton alike (network.ts WARMUP_POSTS).
 const cpuLoad = quick
-  ? { warmup: 1000, posts: 600, groupPosts: 150, reads: 200, acks: 200, inFlight: 8, wideInFlight: 16 }
-  : { warmup: 1000, posts: 2000, groupPosts: 400, reads: 500, acks: 500, inFlight: 8, wideInFlight: 16 };
-const instructionLoad = { warmup: 100, posts: 100, groupPosts: 30, reads: 50, acks: 50, inFlight: 8, wideInFlight: 16 };
+  ? {
+      warmup: WARMUP_POSTS,
+      warmupCalls: WARMUP_CALLS,
+      posts: 600,
+      groupPosts: 150,
+      reads: 200,
+      acks: 200,
+      inFlight: 8,
+      wideInFlight: 16,
+    }
+  : {
+      warmup: WARMUP_POSTS,
+      warmupCalls: WARMUP_CALLS,
+      posts: 2000,
+      groupPosts: 400,
+      reads: 500,
+      acks: 500,
+      inFlight: 8,
+      wideInFlight: 16,
+    };
+const instructionLoad = {
+  warmup: 100,
+  warmupCalls: 50,
+  posts: 100,
+  groupPosts: 30,
+  reads: 50,
+  acks: 50,
+  inFlight: 8,
+  wideInFlight: 16,
+};
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 

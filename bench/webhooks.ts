@@ -17,7 +17,7 @@ import { performance } from "node:perf_hooks";
 import * as z from "zod";
 import { fillInbox } from "./fill-inbox.js";
 import { cpuMs } from "./meter.js";
-import { mcpClient, type BenchNetwork } from "./network.js";
+import { mcpClient, WARMUP_CALLS, type BenchNetwork } from "./network.js";
 
 function selfSignedCertificate(dir: string): { cert: string; key: string; file: string } {
   const file = path.join(dir, "receiver.pem");
@@ -61,8 +61,13 @@ export interface WebhookFigures {
 
 export async function webhookRates(net: BenchNetwork, items: number): Promise<WebhookFigures> {
   const tls = selfSignedCertificate(net.root);
+  // The first WARMUP_CALLS deliveries warm the delivering daemon up; the measured ones follow them.
+  const warm = WARMUP_CALLS;
   let delivered = 0;
   let bodyBytes = 0;
+  let start = 0;
+  let cpuStart = 0;
+  let daemonPid = 0;
   let done: () => void = () => {};
   const finished = new Promise<void>((resolve) => (done = resolve));
   const receiver = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
@@ -76,7 +81,11 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
       res.end("{}");
       if (body.bare === true) return;
       bodyBytes = raw.byteLength;
-      if (++delivered === items) done();
+      if (++delivered === warm) {
+        start = performance.now();
+        cpuStart = cpuMs(daemonPid);
+      }
+      if (delivered === warm + items) done();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
@@ -86,11 +95,10 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
     const env = { NODE_EXTRA_CA_CERTS: tls.file };
     const first = await net.startDaemon("hooks", flags, env);
     await net.stop(first.process);
-    fillInbox(first.data, items);
+    fillInbox(first.data, warm + items);
     const hooks = await net.startDaemon("hooks", flags, env);
+    daemonPid = hooks.process.child.pid!;
     const client = await mcpClient(hooks);
-    const cpuStart = cpuMs(hooks.process.child.pid!);
-    const start = performance.now();
     await client.request(
       {
         method: "events/subscribe",
@@ -108,7 +116,7 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
     );
     await finished;
     const deliveries = items / ((performance.now() - start) / 1000);
-    const cpuPerDelivery = (cpuMs(hooks.process.child.pid!) - cpuStart) / items;
+    const cpuPerDelivery = (cpuMs(daemonPid) - cpuStart) / items;
     await client.close();
     await net.stop(hooks.process);
 
@@ -133,7 +141,7 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
         req.on("error", reject);
         req.end(body);
       });
-    for (let i = 0; i < 50; i++) await post();
+    for (let i = 0; i < warm; i++) await post();
     const bareStart = performance.now();
     for (let i = 0; i < items; i++) await post();
     const barePosts = items / ((performance.now() - bareStart) / 1000);
