@@ -19,7 +19,7 @@ import { hop } from "@social-harness/protocol";
 import type { Logger } from "pino";
 import * as z from "zod";
 import { principalOf, type Credentials, type Principal } from "../identity/identity.js";
-import { readBody, webRequestOf, writeResponse, writeTooLarge } from "./node-exchange.js";
+import { ClientGone, readBody, webRequestOf, writeResponse, writeTooLarge } from "./node-exchange.js";
 import { directCallOf, writeDirectAnswer } from "./direct-call.js";
 import { INVALID_PARAMS, type ToolDefinition } from "./tool.js";
 import { callTool, jsonOf, structuredOf } from "./tool-call.js";
@@ -171,10 +171,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
         res.end(JSON.stringify({ error: "invalid_token", error_description: "a runtime or owner token is required" }));
         return;
       }
-      const closed = new AbortController();
-      res.on("close", () => {
-        if (!res.writableFinished) closed.abort();
-      });
+      const closed = new ClientGone(res);
       const body = await readBody(req);
       hop("mcp.request-parsed");
       if (body.kind === "too-large") return writeTooLarge(req, res);
@@ -184,7 +181,9 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
         const outcome = await callTool(entry.tool, direct.args, {
           principal,
           meta: direct.meta,
-          signal: closed.signal,
+          get signal() {
+            return closed.signal;
+          },
           log: deps.log,
         });
         await deps.durable?.();

@@ -67,6 +67,32 @@ function parsed(req: IncomingMessage, text: string): ReadBody {
   }
 }
 
+/**
+ * Aborts when the client goes away before its answer is written. The AbortController is made on
+ * the first read of `signal`: the direct path's tools rarely read it, and a controller with its
+ * signal costs each request a fresh hidden class in V8 (about 1% of a send's CPU).
+ */
+export class ClientGone {
+  private controller: AbortController | undefined;
+  private gone = false;
+
+  constructor(res: ServerResponse) {
+    res.on("close", () => {
+      if (res.writableFinished) return;
+      this.gone = true;
+      this.controller?.abort();
+    });
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.gone) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+}
+
 /** A web Request with the Node request's method and headers, and the body only when unparsed. */
 export function webRequestOf(req: IncomingMessage, body: string | undefined, signal: AbortSignal): Request {
   const headers = new Headers();

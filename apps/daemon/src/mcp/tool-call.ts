@@ -43,7 +43,14 @@ export async function callTool(tool: ToolDefinition, raw: unknown, ctx: ToolCall
   }
   let result: unknown;
   try {
-    result = await tool.run(args.data, { principal: ctx.principal, meta: ctx.meta, signal: ctx.signal });
+    // The signal is read only if the tool reads it (ClientGone makes it on first use).
+    result = await tool.run(args.data, {
+      principal: ctx.principal,
+      meta: ctx.meta,
+      get signal() {
+        return ctx.signal;
+      },
+    });
   } catch (error) {
     const refusal = refusalOf(error);
     if (refusal !== undefined) return failed(refusal.code, refusal.message, refusal.data);

@@ -18,15 +18,19 @@ export function subjectOfSend(
     .filter((p) => p.type === "text")
     .map((p) => (p as { text: string }).text)
     .join("\n");
-  const base = { conversation: address.address, recipients: othersOf(self, address).map(agentAddress) };
+  // One literal shape for every subject: a spread of a shared base made V8 build a new hidden
+  // class for each send.
+  const conversation = address.address;
+  const recipients = othersOf(self, address).map(agentAddress);
   const part = read.collective;
-  if (part === undefined || part.op === "multicast") return { ...base, id: postId, kind: "multicast", text };
+  if (part === undefined || part.op === "multicast")
+    return { conversation, recipients, id: postId, kind: "multicast", text };
   if (part.op === "answer") {
     const words = part.response.action === "decline" ? "decline" : JSON.stringify(part.response.content);
-    return { ...base, id: part.id, kind: "answer", text: words };
+    return { conversation, recipients, id: part.id, kind: "answer", text: words };
   }
   if (part.op === "gather" || part.op === "all_gather")
-    return { ...base, id: part.id, kind: "collectiveRequest", text };
+    return { conversation, recipients, id: part.id, kind: "collectiveRequest", text };
   return undefined;
 }
 

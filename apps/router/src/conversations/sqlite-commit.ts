@@ -120,7 +120,16 @@ export function sqliteCommitter(sqlite: Database.Database, routerKey: SigningKey
       }
       updateHead.run(seq, input.hash, input.conv);
       moved.set(input.conv, { seq, hash: input.hash });
-      pending.set(key, { ...input, seq, certificate });
+      // A literal, not a spread of the input: a spread and two more fields built a new hidden class
+      // for every record.
+      pending.set(key, {
+        conv: input.conv,
+        seq,
+        hash: input.hash,
+        bytes: input.bytes,
+        signatures: input.signatures,
+        certificate,
+      });
       return { k: "new", seq, certificate };
     });
     return outcomes;
