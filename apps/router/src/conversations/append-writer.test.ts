@@ -118,6 +118,27 @@ describe("the router's SQLite writer", () => {
     await writer.close();
   });
 
+  it("answers a post proposed twice in one batch with the record the batch certified for it", async () => {
+    const file = await routerFile();
+    const routerKey = generateSigningKey();
+    const writer = sqliteWriter({ file, routerKey, now: Date.now });
+    const [post] = chain(1);
+    const [first, again] = await writer.write([post!, post!]);
+    expect(first).toMatchObject({ kind: "certified", existed: false });
+    expect(again).toMatchObject({ kind: "certified", existed: true, differs: false });
+    if (first?.kind !== "certified" || again?.kind !== "certified") return;
+    expect(again.record).toEqual({
+      conv: post!.conv,
+      seq: 1,
+      hash: post!.hash,
+      bytes: post!.bytes,
+      signatures: first.record.signatures,
+      certificate: first.record.certificate,
+    });
+    expect(storedSeqs(file)).toEqual([1]);
+    await writer.close();
+  });
+
   it("answers a moved head, not a certificate, for a proposal whose prev is stale", async () => {
     const file = await routerFile();
     const writer = sqliteWriter({ file, routerKey: generateSigningKey(), now: Date.now });
