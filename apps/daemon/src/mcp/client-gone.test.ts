@@ -22,31 +22,48 @@ async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void
   return (server.address() as AddressInfo).port;
 }
 
-/** A POST whose client goes away once the server has its request, before any answer. */
-function postThenLeave(port: number, path = "/", headers: Record<string, string> = {}, body = "{}"): void {
+/** A POST whose client goes away, before any answer, once `ready` (the server is waiting on it) resolves. */
+function postThenLeave(
+  port: number,
+  ready: Promise<unknown>,
+  path = "/",
+  headers: Record<string, string> = {},
+  body = "{}",
+): void {
   const req = request({ host: "127.0.0.1", port, path, method: "POST", headers });
   req.on("error", () => undefined);
   req.end(body);
-  setTimeout(() => req.destroy(), 50);
+  void ready.then(() => req.destroy());
+}
+
+/** A promise and the function that resolves it. */
+function signalled(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 }
 
 describe("ClientGone: the abort of a request whose client went away, made on first use", () => {
   it("aborts a signal read before the client leaves", async () => {
+    const listening = signalled();
     const aborted = new Promise<boolean>((resolve) => {
       void serve((_req, res) => {
         const signal = new ClientGone(res).signal;
         signal.addEventListener("abort", () => resolve(signal.aborted));
-      }).then((port) => postThenLeave(port));
+        listening.resolve();
+      }).then((port) => postThenLeave(port, listening.promise));
     });
     expect(await aborted).toBe(true);
   });
 
   it("gives a signal read after the client left already aborted", async () => {
+    const watching = signalled();
     const aborted = new Promise<boolean>((resolve) => {
       void serve((_req, res) => {
         const gone = new ClientGone(res);
         res.on("close", () => setImmediate(() => resolve(gone.signal.aborted)));
-      }).then((port) => postThenLeave(port));
+        watching.resolve();
+      }).then((port) => postThenLeave(port, watching.promise));
     });
     expect(await aborted).toBe(true);
   });
@@ -66,8 +83,8 @@ describe("ClientGone: the abort of a request whose client went away, made on fir
   });
 
   it("reaches a tool on the direct path that reads ctx.signal, when its client leaves", async () => {
-    let abortedInTool: () => void = () => undefined;
-    const toolSawAbort = new Promise<void>((resolve) => (abortedInTool = resolve));
+    const toolRunning = signalled();
+    const toolSawAbort = signalled();
     const endpoint = createMcpEndpoint({
       credentials: { runtimeToken: "runtime-secret", ownerToken: "owner-secret" } as never,
       tools: [
@@ -79,12 +96,13 @@ describe("ClientGone: the abort of a request whose client went away, made on fir
           output: z.strictObject({}),
           principals: ["runtime"],
           run: (_args, ctx) =>
-            new Promise((resolve) =>
+            new Promise((resolve) => {
               ctx.signal.addEventListener("abort", () => {
-                abortedInTool();
+                toolSawAbort.resolve();
                 resolve({});
-              }),
-            ),
+              });
+              toolRunning.resolve();
+            }),
         }),
       ],
       instructions: "test",
@@ -94,6 +112,7 @@ describe("ClientGone: the abort of a request whose client went away, made on fir
     const port = await serve((req, res) => void endpoint.handle(req, res));
     postThenLeave(
       port,
+      toolRunning.promise,
       "/mcp",
       {
         authorization: "Bearer runtime-secret",
@@ -117,6 +136,6 @@ describe("ClientGone: the abort of a request whose client went away, made on fir
         },
       }),
     );
-    await toolSawAbort;
+    await toolSawAbort.promise;
   });
 });
