@@ -105,10 +105,11 @@ export async function cpuPerOperation(net: BenchNetwork, meter: Meter, load: Cpu
       });
     }
 
-    for (let i = 0; i < load.warmupCalls; i++) await rawToolCall(recipient, "read_inbox", {});
-    const reads = await measure(meter, [pidOf(recipient)], load.reads, async () => {
-      for (let i = 0; i < load.reads; i++) await rawToolCall(recipient, "read_inbox", {});
-    });
+    const readFirstPages = async (count: number) => {
+      for (let i = 0; i < count; i++) await rawToolCall(recipient, "read_inbox", {});
+    };
+    await readFirstPages(load.warmupCalls);
+    const reads = await measure(meter, [pidOf(recipient)], load.reads, () => readFirstPages(load.reads));
     costs.push({
       op: "read_inbox (first page of 50)",
       count: load.reads,
@@ -126,12 +127,13 @@ export async function cpuPerOperation(net: BenchNetwork, meter: Meter, load: Cpu
       cursor = page.nextCursor as string | undefined;
       if (cursor === undefined) break;
     }
-    for (const deliveryToken of tokens.slice(0, load.warmupCalls))
-      await rawToolCall(recipient, "acknowledge_delivery", { deliveryToken });
+    const acknowledge = async (deliveryTokens: readonly string[]) => {
+      for (const deliveryToken of deliveryTokens)
+        await rawToolCall(recipient, "acknowledge_delivery", { deliveryToken });
+    };
+    await acknowledge(tokens.slice(0, load.warmupCalls));
     const acked = tokens.slice(load.warmupCalls, load.warmupCalls + load.acks);
-    const acks = await measure(meter, [pidOf(recipient)], acked.length, async () => {
-      for (const deliveryToken of acked) await rawToolCall(recipient, "acknowledge_delivery", { deliveryToken });
-    });
+    const acks = await measure(meter, [pidOf(recipient)], acked.length, () => acknowledge(acked));
     costs.push({
       op: "acknowledge_delivery",
       count: acked.length,

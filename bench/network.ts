@@ -21,6 +21,17 @@ const CLI =
  * node options to every server process (e.g. V8 flags NODE_OPTIONS refuses), for experiments.
  */
 const PROFILE = process.env.BENCH_PROFILE;
+const INTERVAL = process.env.BENCH_PROFILE_INTERVAL;
+const NODE_ARGS = [
+  ...(process.env.BENCH_NODE_ARGS?.split(" ").filter((a) => a !== "") ?? []),
+  ...(PROFILE === undefined
+    ? []
+    : [
+        "--cpu-prof",
+        `--cpu-prof-dir=${PROFILE}`,
+        ...(INTERVAL === undefined ? [] : [`--cpu-prof-interval=${INTERVAL}`]),
+      ]),
+];
 
 /**
  * Calls before a figure or its anchor is measured, so both are V8's steady state. A process tiers
@@ -33,17 +44,6 @@ const PROFILE = process.env.BENCH_PROFILE;
 export const WARMUP_CALLS = 3000;
 /** Posts before the cpu section (and its skeleton) measures: a post crosses three processes' code. */
 export const WARMUP_POSTS = 5000;
-const INTERVAL = process.env.BENCH_PROFILE_INTERVAL;
-const NODE_ARGS = [
-  ...(process.env.BENCH_NODE_ARGS?.split(" ").filter((a) => a !== "") ?? []),
-  ...(PROFILE === undefined
-    ? []
-    : [
-        "--cpu-prof",
-        `--cpu-prof-dir=${PROFILE}`,
-        ...(INTERVAL === undefined ? [] : [`--cpu-prof-interval=${INTERVAL}`]),
-      ]),
-];
 
 export interface Daemon {
   readonly name: string;

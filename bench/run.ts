@@ -34,37 +34,11 @@ const scale = quick
   : { samples: 1000, perSender: 400, perLink: 500, inboxReads: 300, hooks: 2000, rounds: 3, gatherWarmup: 5 };
 // Steady state: five thousand posts first, so the JIT's tiers and the heap settle before anything is
 // measured, in ours and in the skeleton alike (network.ts WARMUP_POSTS).
+const steady = { warmup: WARMUP_POSTS, warmupCalls: WARMUP_CALLS, inFlight: 8, wideInFlight: 16 };
 const cpuLoad = quick
-  ? {
-      warmup: WARMUP_POSTS,
-      warmupCalls: WARMUP_CALLS,
-      posts: 600,
-      groupPosts: 150,
-      reads: 200,
-      acks: 200,
-      inFlight: 8,
-      wideInFlight: 16,
-    }
-  : {
-      warmup: WARMUP_POSTS,
-      warmupCalls: WARMUP_CALLS,
-      posts: 2000,
-      groupPosts: 400,
-      reads: 500,
-      acks: 500,
-      inFlight: 8,
-      wideInFlight: 16,
-    };
-const instructionLoad = {
-  warmup: 100,
-  warmupCalls: 50,
-  posts: 100,
-  groupPosts: 30,
-  reads: 50,
-  acks: 50,
-  inFlight: 8,
-  wideInFlight: 16,
-};
+  ? { ...steady, posts: 600, groupPosts: 150, reads: 200, acks: 200 }
+  : { ...steady, posts: 2000, groupPosts: 400, reads: 500, acks: 500 };
+const instructionLoad = { ...steady, warmup: 100, warmupCalls: 50, posts: 100, groupPosts: 30, reads: 50, acks: 50 };
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
