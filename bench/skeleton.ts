@@ -121,7 +121,7 @@ function runSender(): void {
   );
   const bind = db.prepare("INSERT INTO intents (post_id, content, state) VALUES (?, ?, 'bound')");
   const store = db.prepare("INSERT INTO records (seq, hash, bytes, certificate) VALUES (?, ?, ?, ?)");
-  const settle = db.prepare("UPDATE intents SET state = 'certified' WHERE post_id = ?");
+  const retire = db.prepare("DELETE FROM intents WHERE post_id = ?");
   const link = new WebSocket(`ws://127.0.0.1:${routerPort}/sender`, { perMessageDeflate: false });
   const waiting = new Map<number, (certificate: Buffer) => void>();
   let nextId = 0;
@@ -156,7 +156,7 @@ function runSender(): void {
             commit(
               () => {
                 store.run(at, hash, record, certificate);
-                settle.run(postId);
+                retire.run(postId);
               },
               () => undefined,
             );

@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import path from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, eventually } from "./harness/mcp.js";
 import { Network, readAll, waitForItems } from "./harness/network.js";
@@ -19,6 +21,16 @@ function exportHistory(dataDir: string): Exported[] {
     .split("\n")
     .filter((l) => l.length > 0)
     .map((l) => JSON.parse(l) as Exported);
+}
+
+/** The intents a daemon's database holds (a second connection; the daemon keeps running). */
+function intentCount(dataDir: string): number {
+  const db = new Database(path.join(dataDir, "daemon.db"), { readonly: true });
+  try {
+    return (db.prepare("SELECT count(*) AS n FROM intents").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }
 
 const texts = (items: Awaited<ReturnType<typeof readAll>>) =>
@@ -45,6 +57,23 @@ describe("bound intents", () => {
     );
     expect(items).toHaveLength(2);
     expect(items[0]!.item.message.postId).not.toBe(items[1]!.item.message.postId);
+  });
+
+  it("keeps an intent only until the router answers it: bound while the router is stopped, retired once certified", async () => {
+    const dataDir = net.agent("alice").daemon.dataDir;
+    expect(intentCount(dataDir)).toBe(0);
+    net.router.proc.child.kill("SIGSTOP");
+    const outcome = await callTool(net.agent("alice").mcp.client, "send_message", {
+      to: "agent:bob",
+      text: "kept until answered",
+    });
+    expect(outcome).toMatchObject({ ok: false, data: { reason: "delivery-pending" } });
+    expect(intentCount(dataDir)).toBe(1);
+    net.router.proc.child.kill("SIGCONT");
+    await eventually(async () =>
+      texts(await readAll(net.agent("bob"))).includes("kept until answered") ? true : undefined,
+    );
+    await eventually(() => Promise.resolve(intentCount(dataDir) === 0 ? true : undefined));
   });
 
   it("answers delivery-pending when the router stops answering after binding, then delivers once it returns", async () => {

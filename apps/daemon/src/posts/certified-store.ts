@@ -1,7 +1,7 @@
 /**
  * The answer to a proposal, for its conversation's lane (posts/proposal-lanes.ts): a certified
- * post is checked like any other record and stored with its intent settled; a refused one settles
- * its intent as refused.
+ * post is checked like any other record and stored, its intent retired in the same transaction; a
+ * refused one retires its intent.
  */
 import {
   membersOfConversation,
@@ -15,7 +15,7 @@ import { turnTransaction, type Db } from "../db/database.js";
 import type { History } from "../history/history.service.js";
 import type { VerifiedRecords } from "../history/verified-records.js";
 import type { RouterKey } from "../identity/router-key.js";
-import { settleIntent, settleIntentHeld, type IntentRow } from "./intents.store.js";
+import { retireIntent, retireIntentHeld, type IntentRow } from "./intents.store.js";
 import type { Signed } from "./proposal-lanes.js";
 import { refusalReason } from "./router-failures.js";
 import type { ProposalAnswer } from "./router-port.js";
@@ -40,13 +40,12 @@ export interface CertifiedStore {
   readonly routerKey: RouterKey;
   /** Our signatures and verified certificates, shared with ingress so none is checked twice. */
   readonly verified?: VerifiedRecords | undefined;
-  readonly now: () => number;
   /** Told of each certified post, so its conversation's next wait starts short (posts/redelivery.ts). */
   readonly redelivery: { certified(conv: string): void };
   readonly ownListeners: ReadonlySet<OwnPostListener>;
 }
 
-/** The lanes' `settle`: a certified or refused proposal; the record is stored, or the intent settled as refused. */
+/** The lanes' `settle`: a certified or refused proposal; the record is stored, or the refused intent retired. */
 export function proposalSettler(
   deps: CertifiedStore,
 ): (intent: IntentRow, signed: Signed, answer: Exclude<ProposalAnswer, { t: "head-moved" }>) => Promise<PostReceipt> {
@@ -65,12 +64,12 @@ export function proposalSettler(
     }
     if (answer.reason === "internal")
       throw new SendError("delivery-pending", "the router failed; the bound post will be proposed again");
-    await settleIntent(deps.db, intent.postId, "refused", { detail: `${answer.reason}: ${answer.detail}` }, deps.now());
+    await retireIntent(deps.db, intent.postId);
     throw new SendError(refusalReason(answer), answer.detail);
   };
 }
 
-/** Stores our certified post (its certificate checked like any other) and settles its intent. */
+/** Stores our certified post (its certificate checked like any other) and retires its intent. */
 async function store(
   deps: CertifiedStore,
   intent: IntentRow,
@@ -109,7 +108,7 @@ async function store(
         disposition: "own",
         opens: membersOfConversation(answer.conv) ?? [],
       });
-      settleIntentHeld(held, intent.postId, "certified", { recordHash: answer.record }, deps.now());
+      retireIntentHeld(held, intent.postId);
     });
   } catch (cause) {
     throw new SendError("outcome-unknown", "the post was certified but could not be stored locally", { cause });

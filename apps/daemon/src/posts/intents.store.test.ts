@@ -1,17 +1,21 @@
 /**
- * How a bind ends when its commit fails after the intents were inserted (seed 003 "Closed
- * failures"): the intent is looked for, so a commit that provably did not happen is
- * absent-after-commit (persistence-failed), and one whose intent is there is unknown.
+ * Binding and retiring intents. How a bind ends when its commit fails after the intents were
+ * inserted (seed 003 "Closed failures"): the intent is looked for, so a commit that provably did
+ * not happen is absent-after-commit (persistence-failed), and one whose intent is there is unknown.
+ * A settled intent is deleted, and migration 0006 deletes those older databases kept.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { sql } from "kysely";
+import BetterSqlite from "better-sqlite3";
+import { Kysely, sql, SqliteDialect } from "kysely";
+import { Migrator } from "kysely/migration";
 import { afterEach, describe, expect, it } from "vitest";
 import type Database from "better-sqlite3";
 import { openDaemonStore, type DaemonStore, type Db } from "../db/database.js";
 import { RawStatements } from "../db/raw-statements.js";
-import { bindDurably, boundIntents } from "./intents.store.js";
+import { daemonMigrations } from "../db/migrations/index.js";
+import { bindDurably, boundIntents, retireIntent } from "./intents.store.js";
 
 const intent = (postId: string) => ({ postId, conv: "dm:a,b", content: new Uint8Array([1]), createdAt: 1 });
 
@@ -98,5 +102,43 @@ describe("bindDurably when the commit fails after the insert", () => {
     await open();
     const bound = await bindDurably(store.db, [intent("p_before")], () => Promise.reject(new Error("before")));
     expect(bound).toMatchObject({ outcome: "failed-before-commit" });
+  });
+});
+
+describe("retiring settled intents", () => {
+  let dir: string;
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("deletes the retired intent and keeps the others bound", async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "sh-intents-"));
+    const store = await openDaemonStore(path.join(dir, "daemon.db"));
+    try {
+      expect(await bindDurably(store.db, [intent("p_one"), intent("p_two")])).toEqual({ outcome: "bound" });
+      await retireIntent(store.db, "p_one");
+      expect((await boundIntents(store.db)).map((i) => i.postId)).toEqual(["p_two"]);
+      expect(store.sqlite.prepare("SELECT count(*) AS n FROM intents").get()).toEqual({ n: 1 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("migration 0006 deletes the settled rows older databases kept, and no bound one", async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "sh-intents-"));
+    const file = path.join(dir, "daemon.db");
+    const old = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new BetterSqlite(file) }) });
+    const provider = { getMigrations: () => Promise.resolve(daemonMigrations) };
+    expect((await new Migrator({ db: old, provider }).migrateTo("0005_observe")).error).toBeUndefined();
+    const insert = sql`INSERT INTO intents (post_id, conv, content, state, record_hash, created_at) VALUES `;
+    await sql`${insert} ('p_bound', 'dm:a,b', x'01', 'bound', NULL, 1)`.execute(old);
+    await sql`${insert} ('p_certified', 'dm:a,b', x'01', 'certified', 'rec_x', 1)`.execute(old);
+    await sql`${insert} ('p_refused', 'dm:a,b', x'01', 'refused', NULL, 1)`.execute(old);
+    await old.destroy();
+
+    const store = await openDaemonStore(file);
+    try {
+      expect(store.sqlite.prepare("SELECT post_id FROM intents").all()).toEqual([{ post_id: "p_bound" }]);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -1,6 +1,10 @@
 /**
  * SQL for bound send intents: a PostId and its content, durable before anything is proposed (the
- * proposal waits for the commit's fsync, router-link.ts). Binding and settling are prepared once.
+ * proposal waits for the commit's fsync, router-link.ts). Binding and retiring are prepared once.
+ * The table holds only the intents still to be answered: a settled intent is deleted, in the
+ * transaction that stores its certified record when it was certified (the record is then the
+ * post's one durable copy, and its bytes carry the PostId), so the table stays a few pages that
+ * every commit shares instead of one more random leaf a post and a second copy of every content.
  */
 import { prepared } from "@social-harness/sqlite";
 import type { Kysely } from "kysely";
@@ -8,8 +12,7 @@ import { startDurable, turnTransaction, type DaemonDatabase, type Db, type DbOrT
 import { RawStatements, type HeldStatements } from "../db/raw-statements.js";
 
 const INSERT_INTENT = "INSERT INTO intents (post_id, conv, content, state, created_at) VALUES (?, ?, ?, 'bound', ?)";
-const UPDATE_INTENT =
-  "UPDATE intents SET state = ?, record_hash = ?, detail = ?, settled_at = ? WHERE post_id = ? AND state = 'bound'";
+const DELETE_INTENT = "DELETE FROM intents WHERE post_id = ?";
 
 export interface IntentRow {
   readonly postId: string;
@@ -66,31 +69,18 @@ export async function bindDurably(
     return { outcome: present === false ? "absent-after-commit" : "unknown", cause };
   }
 }
-export async function settleIntent(
-  db: DbOrTrx,
-  postId: string,
-  state: "certified" | "refused",
-  outcome: { recordHash?: string; detail?: string },
-  now: number,
-): Promise<void> {
-  await RawStatements.of(db).run(db, UPDATE_INTENT, [
-    state,
-    outcome.recordHash ?? null,
-    outcome.detail ?? null,
-    now,
-    postId,
-  ]);
+/**
+ * Retires a settled intent: refused by the router, or certified and its record stored (then in the
+ * record's own transaction, retireIntentHeld). Were the deletion lost to a power cut, the intent
+ * would be bound again, proposed again, and answered with the same record or refusal.
+ */
+export async function retireIntent(db: DbOrTrx, postId: string): Promise<void> {
+  await RawStatements.of(db).run(db, DELETE_INTENT, [postId]);
 }
 
 /** The same, inside a transaction the caller holds. */
-export function settleIntentHeld(
-  held: HeldStatements,
-  postId: string,
-  state: "certified" | "refused",
-  outcome: { recordHash?: string; detail?: string },
-  now: number,
-): void {
-  held.run(UPDATE_INTENT, [state, outcome.recordHash ?? null, outcome.detail ?? null, now, postId]);
+export function retireIntentHeld(held: HeldStatements, postId: string): void {
+  held.run(DELETE_INTENT, [postId]);
 }
 
 export async function boundIntents(db: DbOrTrx, conv?: string): Promise<IntentRow[]> {

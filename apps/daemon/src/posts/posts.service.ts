@@ -85,7 +85,6 @@ export class Posts {
         history: deps.history,
         routerKey: deps.routerKey,
         verified: deps.verified,
-        now,
         redelivery: this.redelivery,
         ownListeners: this.ownListeners,
       }),

@@ -5,6 +5,7 @@ import { migration0002 } from "./0002_collectives.js";
 import { migration0003 } from "./0003_webhooks.js";
 import { migration0004 } from "./0004_firewall.js";
 import { migration0005 } from "./0005_observe.js";
+import { migration0006 } from "./0006_retire_settled_intents.js";
 
 export const daemonMigrations: Record<string, Migration> = {
   "0001_daemon": migration0001,
@@ -12,4 +13,5 @@ export const daemonMigrations: Record<string, Migration> = {
   "0003_webhooks": migration0003,
   "0004_firewall": migration0004,
   "0005_observe": migration0005,
+  "0006_retire_settled_intents": migration0006,
 };
