@@ -1,10 +1,15 @@
-/** The router's numbered, frozen migrations, per dialect (only the binary column type differs). */
+/** The router's numbered, frozen migrations, per dialect (the binary column type and 0003's way differ). */
 import type { Migration } from "kysely/migration";
 import type { Dialect } from "../database.js";
 import { createRouterSchema } from "./0001_router.js";
 import { migration0002 } from "./0002_registration_tokens.js";
+import { dropRecordsHashIndex } from "./0003_records_hash_not_indexed.js";
 
 export function routerMigrations(dialect: Dialect): Record<string, Migration> {
   const binary = dialect === "postgres" ? "bytea" : "blob";
-  return { "0001_router": createRouterSchema(binary), "0002_registration_tokens": migration0002 };
+  return {
+    "0001_router": createRouterSchema(binary),
+    "0002_registration_tokens": migration0002,
+    "0003_records_hash_not_indexed": dropRecordsHashIndex(dialect),
+  };
 }

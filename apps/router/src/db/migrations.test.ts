@@ -1,0 +1,120 @@
+/**
+ * Migration 0003 on a router that already holds records: the unique index on hash goes, every
+ * record stays in its order, and the keys that stay (conv, seq) and (author, post_id) still refuse
+ * a duplicate. On SQLite the table is rebuilt, and a rerun does nothing; on PostgreSQL the
+ * constraint is dropped.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
+import { Migrator } from "kysely/migration";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { openRouterStore } from "./database.js";
+import { dropRecordsHashIndex } from "./migrations/0003_records_hash_not_indexed.js";
+import { routerMigrations } from "./migrations/index.js";
+
+const POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
+
+const INSERT =
+  "INSERT INTO records (conv, seq, hash, author, post_id, bytes, signatures, certificate, committed_at) " +
+  "VALUES (?, ?, ?, ?, ?, x'01', x'02', x'03', 1)";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("migration 0003 on SQLite", () => {
+  it("rebuilds records without the hash index, keeping every record and the other keys", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "sh-router-migrations-"));
+    dirs.push(dir);
+    const file = path.join(dir, "router.db");
+    const before = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file) }) });
+    const provider = { getMigrations: () => Promise.resolve(routerMigrations("sqlite")) };
+    expect((await new Migrator({ db: before, provider }).migrateTo("0002_registration_tokens")).error).toBeUndefined();
+    await before.destroy();
+    const old = new Database(file);
+    old.prepare(INSERT).run("direct:a,b", 1, "rec_one", "a", "pst_one");
+    old.prepare(INSERT).run("direct:a,c", 1, "rec_two", "a", "pst_two");
+    old.prepare(INSERT).run("direct:a,b", 2, "rec_three", "b", "pst_three");
+    expect(() => old.prepare(INSERT).run("direct:a,c", 2, "rec_one", "c", "pst_four")).toThrow(/UNIQUE/);
+    old.close();
+
+    const store = await openRouterStore({ sqliteFile: file });
+    await store.close();
+
+    const after = new Database(file);
+    try {
+      expect(after.prepare("SELECT conv, seq, hash, author, post_id FROM records ORDER BY rowid").all()).toEqual([
+        { conv: "direct:a,b", seq: 1, hash: "rec_one", author: "a", post_id: "pst_one" },
+        { conv: "direct:a,c", seq: 1, hash: "rec_two", author: "a", post_id: "pst_two" },
+        { conv: "direct:a,b", seq: 2, hash: "rec_three", author: "b", post_id: "pst_three" },
+      ]);
+      // The same hash at another position is no longer refused; a position or a PostId taken is.
+      after.prepare(INSERT).run("direct:a,c", 2, "rec_one", "c", "pst_four");
+      expect(() => after.prepare(INSERT).run("direct:a,b", 2, "rec_five", "c", "pst_five")).toThrow(/UNIQUE/);
+      expect(() => after.prepare(INSERT).run("direct:a,b", 3, "rec_six", "a", "pst_one")).toThrow(/UNIQUE/);
+    } finally {
+      after.close();
+    }
+
+    // Run again (a crash after its commit, before Kysely noted it): nothing changes.
+    const again = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file) }) });
+    try {
+      await dropRecordsHashIndex("sqlite").up(again);
+      const count = await again
+        .selectFrom("records" as never)
+        .select((eb) => eb.fn.countAll().as("n"))
+        .execute();
+      expect(count).toEqual([{ n: 4 }]);
+    } finally {
+      await again.destroy();
+    }
+  });
+});
+
+describe("migration 0003 on PostgreSQL", () => {
+  const schema = `router_migrations_${process.pid}_${Date.now()}`;
+  afterAll(async () => {
+    const client = new pg.Client({ connectionString: POSTGRES });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  });
+
+  it("drops the hash constraint and keeps the records", async () => {
+    const database = `${POSTGRES}?schema=${schema}`;
+    const dir = mkdtempSync(path.join(tmpdir(), "sh-router-migrations-"));
+    dirs.push(dir);
+    const first = await openRouterStore({ database, sqliteFile: path.join(dir, "unused.db") });
+    await first.close();
+    // Back to the schema before 0003: the constraint as 0001 made it, and 0003 not yet run.
+    const client = new pg.Client({ connectionString: POSTGRES });
+    await client.connect();
+    try {
+      await client.query(`ALTER TABLE ${schema}.records ADD CONSTRAINT records_hash_key UNIQUE (hash)`);
+      await client.query(`DELETE FROM ${schema}.kysely_migration WHERE name = '0003_records_hash_not_indexed'`);
+      const insert = `INSERT INTO ${schema}.records (conv, seq, hash, author, post_id, bytes, signatures, certificate, committed_at) VALUES ($1, $2, $3, $4, $5, '\\x01', '\\x02', '\\x03', 1)`;
+      await client.query(insert, ["direct:a,b", 1, "rec_one", "a", "pst_one"]);
+
+      const second = await openRouterStore({ database, sqliteFile: path.join(dir, "unused.db") });
+      await second.close();
+
+      const constraints = await client.query(
+        `SELECT conname FROM pg_constraint WHERE conrelid = '${schema}.records'::regclass ORDER BY conname`,
+      );
+      expect(constraints.rows.map((r: { conname: string }) => r.conname)).not.toContain("records_hash_key");
+      await client.query(insert, ["direct:a,c", 1, "rec_one", "c", "pst_two"]);
+      await expect(client.query(insert, ["direct:a,b", 1, "rec_three", "c", "pst_three"])).rejects.toThrow(
+        /duplicate key/,
+      );
+      const rows = await client.query(`SELECT hash FROM ${schema}.records ORDER BY conv, seq`);
+      expect(rows.rows).toEqual([{ hash: "rec_one" }, { hash: "rec_one" }]);
+    } finally {
+      await client.end();
+    }
+  });
+});
