@@ -2,7 +2,8 @@
  * Binding and retiring intents. How a bind ends when its commit fails after the intents were
  * inserted (seed 003 "Closed failures"): the intent is looked for, so a commit that provably did
  * not happen is absent-after-commit (persistence-failed), and one whose intent is there is unknown.
- * A settled intent is deleted, and migration 0006 deletes those older databases kept.
+ * A settled intent is deleted; migration 0006 deletes those older databases kept, and 0007 the
+ * index that told the open ones from them.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -122,7 +123,7 @@ describe("retiring settled intents", () => {
     }
   });
 
-  it("migration 0006 deletes the settled rows older databases kept, and no bound one", async () => {
+  it("migrations 0006 and 0007 delete the settled rows older databases kept, and no bound one, and the state index", async () => {
     dir = mkdtempSync(path.join(tmpdir(), "sh-intents-"));
     const file = path.join(dir, "daemon.db");
     const old = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new BetterSqlite(file) }) });
@@ -132,11 +133,16 @@ describe("retiring settled intents", () => {
     await sql`${insert} ('p_bound', 'dm:a,b', x'01', 'bound', NULL, 1)`.execute(old);
     await sql`${insert} ('p_certified', 'dm:a,b', x'01', 'certified', 'rec_x', 1)`.execute(old);
     await sql`${insert} ('p_refused', 'dm:a,b', x'01', 'refused', NULL, 1)`.execute(old);
+    await sql`${insert} ('p_earlier', 'dm:a,c', x'01', 'bound', NULL, 0)`.execute(old);
     await old.destroy();
 
     const store = await openDaemonStore(file);
     try {
-      expect(store.sqlite.prepare("SELECT post_id FROM intents").all()).toEqual([{ post_id: "p_bound" }]);
+      // The unanswered ones stay, still read in their binding order without the index.
+      expect((await boundIntents(store.db)).map((i) => i.postId)).toEqual(["p_earlier", "p_bound"]);
+      expect(store.sqlite.prepare("SELECT count(*) AS n FROM intents").get()).toEqual({ n: 2 });
+      const indexes = store.sqlite.prepare("SELECT name FROM pragma_index_list('intents')").all();
+      expect(indexes).toEqual([{ name: "sqlite_autoindex_intents_1" }]);
     } finally {
       await store.close();
     }

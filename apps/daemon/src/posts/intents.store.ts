@@ -69,6 +69,7 @@ export async function bindDurably(
     return { outcome: present === false ? "absent-after-commit" : "unknown", cause };
   }
 }
+
 /**
  * Retires a settled intent: refused by the router, or certified and its record stored (then in the
  * record's own transaction, retireIntentHeld). Were the deletion lost to a power cut, the intent

@@ -6,6 +6,7 @@ import { migration0003 } from "./0003_webhooks.js";
 import { migration0004 } from "./0004_firewall.js";
 import { migration0005 } from "./0005_observe.js";
 import { migration0006 } from "./0006_retire_settled_intents.js";
+import { migration0007 } from "./0007_intents_unindexed.js";
 
 export const daemonMigrations: Record<string, Migration> = {
   "0001_daemon": migration0001,
@@ -14,4 +15,5 @@ export const daemonMigrations: Record<string, Migration> = {
   "0004_firewall": migration0004,
   "0005_observe": migration0005,
   "0006_retire_settled_intents": migration0006,
+  "0007_intents_unindexed": migration0007,
 };
