@@ -177,11 +177,11 @@ export function printCosts(
   title: string,
   costs: readonly OperationCost[],
   unit: "ms" | "instructions",
-  floor?: { sign: number; verify: number },
+  floor?: { sign: number; verify: number; name: string },
 ): string {
   const fmt = (v: number) => (unit === "ms" ? `${v.toFixed(3)} ms` : `${(v / 1e6).toFixed(2)} M`);
   const header = ["operation", "sender", "router", "recipient", "total", "ops/s (wall)"];
-  if (floor !== undefined) header.push("crypto floor (native)", "total ÷ floor");
+  if (floor !== undefined) header.push(`crypto floor (${floor.name})`, "total ÷ floor");
   const rows = costs.map((c) => {
     const of = (label: string) => c.perProcess.find((p) => p.label === label);
     const cell = (label: string) => {

@@ -1,13 +1,15 @@
 /**
  * The floors every figure is compared with, measured in the same run on the same machine: one
- * fsync, a bare HTTP POST round trip, a loopback WebSocket round trip, native ed25519 sign and
- * verify. Nothing of ours runs here; these are what the hardware and Node give anyone.
+ * fsync, a bare HTTP POST round trip, a loopback WebSocket round trip, ed25519 sign and verify in
+ * the implementation the servers run (libsodium where it loads) and in Node's OpenSSL. Nothing of
+ * ours runs here; these are what the hardware and the libraries give anyone.
  */
 import { fdatasyncSync, openSync, closeSync, writeSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { generateKeyPairSync, sign, verify } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { ed25519, openSslEd25519, type Ed25519 } from "@social-harness/protocol";
 import { WebSocketServer, WebSocket } from "ws";
 import { percentile, WARMUP_CALLS } from "./network.js";
 
@@ -16,8 +18,12 @@ export interface Floors {
   readonly fsync: number;
   readonly httpPost: number;
   readonly webSocket: number;
+  /** Milliseconds of one sign and one verify in `ed25519` (the servers' implementation). */
   readonly sign: number;
   readonly verify: number;
+  readonly ed25519: Ed25519["name"];
+  /** The same in Node's OpenSSL, issue 18's anchor. */
+  readonly openssl: { readonly sign: number; readonly verify: number };
 }
 
 function fsyncP50(dir: string, count: number): number {
@@ -104,15 +110,15 @@ async function webSocketP50(count: number): Promise<number> {
   return percentile(samples, 50);
 }
 
-function signVerify(count: number): { sign: number; verify: number } {
-  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+function signVerify(impl: Ed25519, count: number): { sign: number; verify: number } {
+  const signer = impl.signer(randomBytes(32));
   const message = Buffer.alloc(400, 3);
-  let signature = sign(null, message, privateKey);
+  let signature = signer.sign(message);
   let start = performance.now();
-  for (let i = 0; i < count; i++) signature = sign(null, message, privateKey);
+  for (let i = 0; i < count; i++) signature = signer.sign(message);
   const signMs = (performance.now() - start) / count;
   start = performance.now();
-  for (let i = 0; i < count; i++) verify(null, message, publicKey, signature);
+  for (let i = 0; i < count; i++) impl.verify(signer.publicKey, message, signature);
   return { sign: signMs, verify: (performance.now() - start) / count };
 }
 
@@ -121,5 +127,8 @@ export async function measureFloors(dir: string, quick: boolean): Promise<Floors
   const fsync = fsyncP50(dir, n);
   const httpPost = await httpPostP50(n);
   const webSocket = await webSocketP50(n);
-  return { fsync, httpPost, webSocket, ...signVerify(quick ? 2000 : 10_000) };
+  const count = quick ? 2000 : 10_000;
+  const openssl = ed25519.name === "openssl" ? undefined : signVerify(openSslEd25519, count);
+  const ours = signVerify(ed25519, count);
+  return { fsync, httpPost, webSocket, ...ours, ed25519: ed25519.name, openssl: openssl ?? ours };
 }

@@ -14,11 +14,12 @@
  * `recipient <dir> <routerPort>`; each prints its port (or "ready") on stdout.
  */
 import Database from "better-sqlite3";
-import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
+import { createHash } from "node:crypto";
 import { openSync, fdatasyncSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
 import { WebSocket, WebSocketServer } from "ws";
+import { ed25519 } from "@social-harness/protocol";
 
 const [role, dir, routerPort] = process.argv.slice(2);
 
@@ -70,13 +71,11 @@ function frame(kind: number, id: number, ...parts: Uint8Array[]): Buffer {
   return Buffer.concat([head, ...parts]);
 }
 
-/** Every role's key from a fixed seed, so each process knows the others' public keys. */
-function keyPair(seed: number): { privateKey: KeyObject; publicKey: KeyObject } {
-  // PKCS#8 for an ed25519 seed: a fixed 16-byte prefix, then the 32 bytes.
-  const der = Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), Buffer.alloc(32, seed)]);
-  const privateKey = createPrivateKey({ key: der, format: "der", type: "pkcs8" });
-  return { privateKey, publicKey: createPublicKey(privateKey) };
-}
+/**
+ * Every role's key from a fixed seed, so each process knows the others' public keys; signed and
+ * verified in the servers' own ed25519 (libsodium where it loads), as ours are.
+ */
+const keyPair = (seed: number) => ed25519.signer(new Uint8Array(32).fill(seed));
 
 const SENDER = keyPair(1);
 const ROUTER = keyPair(2);
@@ -97,10 +96,10 @@ function runRouter(): void {
       const id = data.readUInt32BE(1);
       const record = data.subarray(5, data.length - 64);
       const signature = data.subarray(data.length - 64);
-      if (!verify(null, record, SENDER.publicKey, signature)) return;
+      if (!ed25519.verify(SENDER.publicKey, record, signature)) return;
       const hash = sha256(record);
       const at = ++seq;
-      const certificate = sign(null, Buffer.concat([hash, Buffer.from(String(at))]), ROUTER.privateKey);
+      const certificate = ROUTER.sign(Buffer.concat([hash, Buffer.from(String(at))]));
       commit(
         () => insert.run("direct:a,b", at, hash, record, certificate),
         () => {
@@ -142,12 +141,12 @@ function runSender(): void {
       commit(
         () => bind.run(postId, call.params.text),
         () => {
-          const signature = sign(null, record, SENDER.privateKey);
+          const signature = SENDER.sign(record);
           const id = nextId++;
           waiting.set(id, (certificate) => {
             const hash = sha256(record);
             const at = ++seq;
-            if (!verify(null, Buffer.concat([hash, Buffer.from(String(at))]), ROUTER.publicKey, certificate)) {
+            if (!ed25519.verify(ROUTER.publicKey, Buffer.concat([hash, Buffer.from(String(at))]), certificate)) {
               res.writeHead(500).end();
               return;
             }
@@ -190,8 +189,8 @@ function runRecipient(): void {
     const signature = data.subarray(data.length - 128, data.length - 64);
     const certificate = data.subarray(data.length - 64);
     const hash = sha256(record);
-    if (!verify(null, record, SENDER.publicKey, signature)) return;
-    if (!verify(null, Buffer.concat([hash, Buffer.from(String(seq))]), ROUTER.publicKey, certificate)) return;
+    if (!ed25519.verify(SENDER.publicKey, record, signature)) return;
+    if (!ed25519.verify(ROUTER.publicKey, Buffer.concat([hash, Buffer.from(String(seq))]), certificate)) return;
     commit(
       () => {
         store.run(seq, hash, record, certificate);

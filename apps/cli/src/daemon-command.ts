@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { isAgentName, REGISTRATION_TOKEN_PATTERN } from "@social-harness/protocol";
+import { ed25519, isAgentName, REGISTRATION_TOKEN_PATTERN } from "@social-harness/protocol";
 import { pino } from "pino";
 import { FAULT_POINTS, startDaemon, type FaultPoint } from "@social-harness/daemon";
 import { anatomyFromEnvironment } from "./anatomy-switch.js";
@@ -137,9 +137,9 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
   });
   if (faults !== undefined) log.warn({ faults }, "test fault points are armed");
   process.stdout.write(
-    `${JSON.stringify({ ready: true, name: daemon.name, mcp: daemon.mcpUrl, trpc: daemon.trpcUrl, data: daemon.dataDir })}\n`,
+    `${JSON.stringify({ ready: true, name: daemon.name, mcp: daemon.mcpUrl, trpc: daemon.trpcUrl, data: daemon.dataDir, ed25519: ed25519.name })}\n`,
   );
-  log.info({ mcp: daemon.mcpUrl }, "daemon ready");
+  log.info({ mcp: daemon.mcpUrl, ed25519: ed25519.name }, "daemon ready");
   const signal = await stopRequested();
   log.info({ signal }, "daemon stopping");
   await daemon.close().catch((error: unknown) => log.error({ err: error }, "daemon did not close cleanly"));

@@ -7,6 +7,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
+import { ed25519 } from "@social-harness/protocol";
 import {
   ADMISSION_MODES,
   isLoopbackHost,
@@ -75,6 +76,7 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
   const ready = {
     ready: true,
     router: router.url,
+    ed25519: ed25519.name,
     ...(router.metricsUrl === undefined ? {} : { metrics: router.metricsUrl }),
   };
   process.stdout.write(`${JSON.stringify(ready)}\n`);
@@ -83,6 +85,7 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
       url: router.url,
       storage: values.database === undefined ? "sqlite" : "postgres",
       admission: router.admission.mode,
+      ed25519: ed25519.name,
     },
     "router ready",
   );

@@ -235,12 +235,15 @@ export {
 export {
   checkPublicKey,
   domainMessage,
+  ed25519,
   generateSigningKey,
+  openSslEd25519,
   PUBLIC_KEY_BYTES,
   SIGNATURE_BYTES,
   signingKeyFromSeed,
   verifySignature,
   verifySignatureStrict,
+  type Ed25519,
   type PublicKeyCheck,
   type SigningKey,
 } from "./signatures.js";

@@ -1,5 +1,14 @@
+import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { checkPublicKey, signingKeyFromSeed, verifySignature, verifySignatureStrict } from "./signatures.js";
+import {
+  checkPublicKey,
+  ed25519,
+  libsodiumEd25519,
+  openSslEd25519,
+  signingKeyFromSeed,
+  verifySignature,
+  verifySignatureStrict,
+} from "./signatures.js";
 
 const hex = (h: string) => new Uint8Array(Buffer.from(h, "hex"));
 
@@ -28,8 +37,35 @@ const VECTORS = [
   },
 ];
 
+const libsodium = libsodiumEd25519(createRequire(import.meta.url)("sodium-native"));
+
 describe("ed25519", () => {
-  it.each(VECTORS.map((v, i) => [i + 1, v] as const))("matches RFC 8032 test %i natively and in noble", (_, v) => {
+  it("signs and verifies in libsodium, where the addon loads", () => {
+    expect(ed25519.name).toBe("libsodium");
+  });
+
+  const cases = [libsodium, openSslEd25519].flatMap((impl) =>
+    VECTORS.map((v, i) => ({ impl, name: impl.name, test: i + 1, v })),
+  );
+  it.each(cases)("$name matches RFC 8032 test $test, and noble agrees", ({ impl, v }) => {
+    const signer = impl.signer(hex(v.seed));
+    expect(Buffer.from(signer.publicKey).toString("hex")).toBe(v.publicKey);
+    const signature = signer.sign(hex(v.message));
+    expect(Buffer.from(signature).toString("hex")).toBe(v.signature);
+    expect(impl.verify(signer.publicKey, hex(v.message), signature)).toBe(true);
+    expect(impl.verify(signer.publicKey, hex("ff"), signature)).toBe(false);
+    expect(verifySignatureStrict(signer.publicKey, hex(v.message), signature)).toBe(true);
+  });
+
+  it("verifies a message that is a view into a larger buffer", () => {
+    const v = VECTORS[2]!;
+    const framed = Buffer.concat([Buffer.from("head"), hex(v.message), Buffer.from("tail")]);
+    const message = framed.subarray(4, 4 + hex(v.message).byteLength);
+    for (const impl of [libsodium, openSslEd25519])
+      expect(impl.verify(hex(v.publicKey), message, hex(v.signature))).toBe(true);
+  });
+
+  it.each(VECTORS.map((v, i) => [i + 1, v] as const))("matches RFC 8032 test %i through the module's API", (_, v) => {
     const key = signingKeyFromSeed(hex(v.seed));
     expect(Buffer.from(key.publicKey).toString("hex")).toBe(v.publicKey);
     const signature = key.sign(hex(v.message));
@@ -64,9 +100,11 @@ describe("ed25519", () => {
     const identity = hex("0100000000000000000000000000000000000000000000000000000000000000");
     const forgery = new Uint8Array(64);
     forgery[0] = 1;
-    // OpenSSL 3.0 (Node 20) accepts the forgery; OpenSSL 3.5 (Node 24) refuses small-order keys itself.
+    // OpenSSL 3.0 (Node 20) accepts the forgery; OpenSSL 3.5 (Node 24) and libsodium refuse small-order keys.
     const [major = 0, minor = 0] = process.versions.openssl.split(".").map(Number);
-    expect(verifySignature(identity, hex("01"), forgery)).toBe(major === 3 && minor < 5);
+    expect(openSslEd25519.verify(identity, hex("01"), forgery)).toBe(major === 3 && minor < 5);
+    expect(libsodium.verify(identity, hex("01"), forgery)).toBe(false);
+    expect(verifySignature(identity, hex("01"), forgery)).toBe(false);
     expect(verifySignatureStrict(identity, hex("01"), forgery)).toBe(false);
   });
 });

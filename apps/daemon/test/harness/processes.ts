@@ -37,6 +37,8 @@ export class RouterProcess {
     readonly url: string,
     readonly dataDir: string,
     readonly args: string[],
+    /** The ed25519 implementation it signs and verifies with (its ready line). */
+    readonly ed25519: string,
     /** The router's /metrics URL, when it was started with --metrics-listen. */
     readonly metricsUrl?: string,
   ) {}
@@ -56,7 +58,14 @@ export class RouterProcess {
     args.push(...(options.extraArgs ?? []));
     const { proc, ready } = run(args, options.env);
     const line = await ready;
-    return new RouterProcess(proc, line.router as string, dataDir, args, line.metrics as string | undefined);
+    return new RouterProcess(
+      proc,
+      line.router as string,
+      dataDir,
+      args,
+      line.ed25519 as string,
+      line.metrics as string | undefined,
+    );
   }
 
   /** Starts a router again on the same data directory and address. */
@@ -67,7 +76,7 @@ export class RouterProcess {
     args[args.indexOf("--listen") + 1] = `127.0.0.1:${port}`;
     const { proc, ready } = run(args);
     const line = await ready;
-    return new RouterProcess(proc, line.router as string, this.dataDir, args);
+    return new RouterProcess(proc, line.router as string, this.dataDir, args, line.ed25519 as string);
   }
 
   stop(signal?: NodeJS.Signals): Promise<number | null> {
@@ -93,6 +102,8 @@ export class DaemonProcess {
     readonly trpcUrl: string,
     readonly dataDir: string,
     readonly options: DaemonOptions,
+    /** The ed25519 implementation it signs and verifies with (its ready line). */
+    readonly ed25519: string,
   ) {}
 
   static async start(options: DaemonOptions): Promise<DaemonProcess> {
@@ -112,10 +123,15 @@ export class DaemonProcess {
     args.push(...(options.extraArgs ?? []));
     const { proc, ready } = run(args, options.env);
     const line = await ready;
-    return new DaemonProcess(proc, options.name, line.mcp as string, line.trpc as string, dataDir, {
-      ...options,
+    return new DaemonProcess(
+      proc,
+      options.name,
+      line.mcp as string,
+      line.trpc as string,
       dataDir,
-    });
+      { ...options, dataDir },
+      line.ed25519 as string,
+    );
   }
 
   /** Waits until the daemon's router link is up (its ready line comes before the link does). */
@@ -154,8 +170,11 @@ export class DaemonProcess {
 }
 
 /** Runs a one-shot command of the command line (`router token create`, `identity`, `history ...`). */
-export function runCli(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
+export function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", env: { ...process.env, ...env } });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
