@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import {
   checkPublicKey,
+  chooseEd25519,
   ed25519,
   libsodiumEd25519,
   openSslEd25519,
@@ -42,6 +43,15 @@ const libsodium = libsodiumEd25519(createRequire(import.meta.url)("sodium-native
 describe("ed25519", () => {
   it("signs and verifies in libsodium, where the addon loads", () => {
     expect(ed25519.name).toBe("libsodium");
+  });
+
+  it("falls back to OpenSSL where the addon does not load, or when told to", () => {
+    const missing = () => {
+      throw new Error("Cannot find module 'sodium-native'");
+    };
+    expect(chooseEd25519({}, missing).name).toBe("openssl");
+    expect(chooseEd25519({ SOCIAL_HARNESS_ED25519: "openssl" }).name).toBe("openssl");
+    expect(chooseEd25519({}).name).toBe("libsodium");
   });
 
   const cases = [libsodium, openSslEd25519].flatMap((impl) =>

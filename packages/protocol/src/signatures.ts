@@ -93,10 +93,16 @@ export const openSslEd25519: Ed25519 = {
   verify: (publicKey, message, signature) => verify(null, message, nativePublicKey(publicKey), signature),
 };
 
-function chooseEd25519(): Ed25519 {
-  if (process.env.SOCIAL_HARNESS_ED25519 === "openssl") return openSslEd25519;
+const loadSodium = () => createRequire(import.meta.url)("sodium-native") as Sodium;
+
+/**
+ * libsodium if the addon loads, else Node's OpenSSL; SOCIAL_HARNESS_ED25519=openssl chooses
+ * OpenSSL whatever loads (comparisons, and the mixed-network test).
+ */
+export function chooseEd25519(env: NodeJS.ProcessEnv = process.env, load: () => Sodium = loadSodium): Ed25519 {
+  if (env.SOCIAL_HARNESS_ED25519 === "openssl") return openSslEd25519;
   try {
-    return libsodiumEd25519(createRequire(import.meta.url)("sodium-native") as Sodium);
+    return libsodiumEd25519(load());
   } catch {
     return openSslEd25519;
   }
