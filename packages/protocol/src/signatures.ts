@@ -42,7 +42,7 @@ interface Sodium {
   crypto_sign_verify_detached(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean;
 }
 
-/** libsodium: no per-call context, 51-bit limbs; refuses small-order and non-canonical points itself. */
+/** libsodium: no per-call context, 51-bit limbs; refuses small-order keys and R, non-canonical keys and S. */
 export function libsodiumEd25519(sodium: Sodium): Ed25519 {
   return {
     name: "libsodium",
