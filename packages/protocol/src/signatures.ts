@@ -43,7 +43,7 @@ interface Sodium {
 }
 
 /** libsodium: no per-call context, 51-bit limbs; refuses small-order keys and R, non-canonical keys and S. */
-export function libsodiumEd25519(sodium: Sodium): Ed25519 {
+function libsodiumEd25519(sodium: Sodium): Ed25519 {
   return {
     name: "libsodium",
     signer(seed) {
