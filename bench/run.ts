@@ -12,7 +12,7 @@ import pg from "pg";
 import { allGatherVersusGroupPost } from "./all-gather.js";
 import { printAnatomy, sendAnatomy } from "./anatomy.js";
 import { cpuPerOperation, printCosts, type OperationCost } from "./cpu.js";
-import { skeletonCostPerPost } from "./skeleton-floor.js";
+import { skeletonCertifyRate, skeletonCostPerPost } from "./skeleton-floor.js";
 import { callgrindMeter, callgrindWrap, cpuMeter } from "./meter.js";
 import { daemonMemory, postsPerSecond, readInboxP50, sendLatency } from "./daemons.js";
 import { httpAnswerP50, measureFloors, type Floors } from "./floors.js";
@@ -213,6 +213,8 @@ async function main(): Promise<void> {
         const jsDefault = await jetStreamRate("127.0.0.1:4222", load);
         const jsSynced = await jetStreamRate(synced.url, load);
         const sqlite = await routerCertifyRate(net.routerUrl, { perSender: scale.perLink });
+        // The platform floor of this load: what a router doing only what the design requires reaches.
+        const skeleton = await skeletonCertifyRate(net.root, { perSender: scale.perLink });
         const postgres = await withPostgresSchema(async (url) => {
           const router = await net.startExtraRouter("router-pg", url);
           try {
@@ -226,6 +228,17 @@ async function main(): Promise<void> {
         const defaultAnchor = { name: "JetStream default (acks before fsync)", value: jsDefault };
         rows.push(row(`router certifications/s, SQLite (${note})`, sqlite, perSecond, syncedAnchor, "≥ 2×"));
         rows.push(row(`router certifications/s, SQLite (${note})`, sqlite, perSecond, defaultAnchor, "≥ 1×"));
+        const floor = { name: "platform floor (bench/skeleton.ts certifier, same load)", value: skeleton };
+        rows.push(row(`router certifications/s, SQLite (${note})`, sqlite, perSecond, floor, "the nearest achievable"));
+        rows.push(
+          row(
+            `platform floor (skeleton certifier, ${note})`,
+            skeleton,
+            perSecond,
+            syncedAnchor,
+            "(the floor against the anchor)",
+          ),
+        );
         if (postgres !== undefined) {
           rows.push(row(`router certifications/s, PostgreSQL (${note})`, postgres, perSecond, syncedAnchor, "≥ 2×"));
         }

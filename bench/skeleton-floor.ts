@@ -1,13 +1,18 @@
 /**
  * Runs the platform floor (bench/skeleton.ts) as three processes and measures each one's CPU per
  * direct post, the same way the cpu section measures ours: /proc around a batch sent 8 in flight.
+ * `skeletonCertifyRate` runs its certifier under the router section's load instead.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { WebSocket } from "ws";
+import { WARMUP_PER_LINK } from "./jetstream.js";
 import { cpuMs, quiet } from "./meter.js";
 import { postJson } from "./network.js";
+import { CERTIFIED, frame, linkKey, PROPOSE, RECORD_PREV_BYTES } from "./skeleton-wire.js";
 
 const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "skeleton.js");
 
@@ -77,6 +82,67 @@ export async function skeletonCostPerPost(
     return { router: used[0]!, recipient: used[1]!, sender: used[2]!, rate: count / seconds };
   } finally {
     for (const child of children) child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function open(url: string): Promise<WebSocket> {
+  const socket = new WebSocket(url, { perMessageDeflate: false });
+  return new Promise((resolve, reject) => {
+    socket.once("open", () => resolve(socket));
+    socket.once("error", reject);
+  });
+}
+
+/**
+ * The skeleton certifier's rate under the router section's load (router-certify.ts): 8 links, one
+ * proposal in flight each, 300-byte texts, each record naming the hash of the link's previous one,
+ * and a sink that every record is pushed to. Certified records per second after the same warm-up.
+ */
+export async function skeletonCertifyRate(root: string, options: { perSender: number }): Promise<number> {
+  const senders = 8;
+  const dir = mkdtempSync(path.join(root, "certifier-"));
+  const certifier = await start(["certifier", dir]);
+  const sockets: WebSocket[] = [];
+  try {
+    const base = `ws://127.0.0.1:${certifier.line}`;
+    sockets.push(await open(`${base}/sink`));
+    const text = Buffer.from("x".repeat(300));
+    let ids = 0;
+    const links = await Promise.all(
+      Array.from({ length: senders }, async (_, i) => {
+        const socket = await open(`${base}/link/${i}`);
+        sockets.push(socket);
+        const waiting = new Map<number, () => void>();
+        socket.on("message", (data: Buffer) => {
+          if (data[0] !== CERTIFIED) return;
+          const id = data.readUInt32BE(1);
+          waiting.get(id)?.();
+          waiting.delete(id);
+        });
+        return { socket, waiting, key: linkKey(i), prev: Buffer.alloc(RECORD_PREV_BYTES) };
+      }),
+    );
+    const round = (count: number) =>
+      Promise.all(
+        links.map(async (link) => {
+          for (let n = 0; n < count; n++) {
+            const record = Buffer.concat([link.prev, randomBytes(16), text]);
+            const id = ++ids;
+            const certified = new Promise<void>((resolve) => link.waiting.set(id, resolve));
+            link.socket.send(frame(PROPOSE, id, record, link.key.sign(record)));
+            await certified;
+            link.prev = createHash("sha256").update(record).digest();
+          }
+        }),
+      );
+    await round(WARMUP_PER_LINK);
+    const started = performance.now();
+    await round(options.perSender);
+    return (senders * options.perSender) / ((performance.now() - started) / 1000);
+  } finally {
+    for (const socket of sockets) socket.close();
+    certifier.child.kill("SIGKILL");
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -12,6 +12,13 @@
  *
  * Run as a child: `node skeleton.js router <dir>` | `sender <dir> <routerPort>` |
  * `recipient <dir> <routerPort>`; each prints its port (or "ready") on stdout.
+ *
+ * `node skeleton.js certifier <dir>` is the platform floor of the router's own load (the bench's
+ * router section: links proposing chained posts, one in flight each, and a sink that receives them):
+ * per proposal it verifies the author's signature, hashes the record, checks its previous hash
+ * against the conversation's head (kept in memory: it is derivable from the records), stores it
+ * under its position and its author's unique PostId, makes the turn's commit durable, signs the
+ * certificate, answers the author and pushes the record to the sink.
  */
 import Database from "better-sqlite3";
 import { createHash } from "node:crypto";
@@ -20,6 +27,17 @@ import { createServer } from "node:http";
 import path from "node:path";
 import { WebSocket, WebSocketServer } from "ws";
 import { ed25519 } from "@social-harness/protocol";
+import {
+  ACK,
+  CERTIFIED,
+  frame,
+  keyPair,
+  linkKey,
+  PROPOSE,
+  RECORD,
+  RECORD_POST_ID_BYTES,
+  RECORD_PREV_BYTES,
+} from "./skeleton-wire.js";
 
 const [role, dir, routerPort] = process.argv.slice(2);
 
@@ -57,25 +75,6 @@ function database(file: string, schema: string) {
 }
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest();
-
-/** Frames: 1 byte kind, 4 bytes id, then the payload (record | signature), fixed layouts. */
-const PROPOSE = 1;
-const CERTIFIED = 2;
-const RECORD = 3;
-const ACK = 4;
-
-function frame(kind: number, id: number, ...parts: Uint8Array[]): Buffer {
-  const head = Buffer.alloc(5);
-  head[0] = kind;
-  head.writeUInt32BE(id, 1);
-  return Buffer.concat([head, ...parts]);
-}
-
-/**
- * Every role's key from a fixed seed, so each process knows the others' public keys; signed and
- * verified in the servers' own ed25519 (libsodium where it loads), as ours are.
- */
-const keyPair = (seed: number) => ed25519.signer(new Uint8Array(32).fill(seed));
 
 const SENDER = keyPair(1);
 const ROUTER = keyPair(2);
@@ -202,6 +201,54 @@ function runRecipient(): void {
   link.once("open", () => console.log("ready"));
 }
 
+function runCertifier(): void {
+  const { db, commit } = database(
+    path.join(dir!, "certifier.db"),
+    `CREATE TABLE IF NOT EXISTS records (conv INTEGER, seq INTEGER, author INTEGER, post_id BLOB, hash BLOB,
+       bytes BLOB, signature BLOB, certificate BLOB, PRIMARY KEY (conv, seq));
+     CREATE UNIQUE INDEX IF NOT EXISTS records_by_author_post ON records (author, post_id)`,
+  );
+  const insert = db.prepare(
+    "INSERT INTO records (conv, seq, author, post_id, hash, bytes, signature, certificate) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const heads = new Map<number, { seq: number; hash: Buffer }>();
+  const zero = Buffer.alloc(RECORD_PREV_BYTES);
+  let sink: WebSocket | undefined;
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
+  wss.on("connection", (socket, request) => {
+    if (request.url === "/sink") {
+      sink = socket;
+      return;
+    }
+    // One link per author, each in its own conversation with the sink.
+    const author = Number(request.url!.slice("/link/".length));
+    const key = linkKey(author);
+    socket.on("message", (data: Buffer) => {
+      if (data[0] !== PROPOSE) return;
+      const id = data.readUInt32BE(1);
+      const record = data.subarray(5, data.length - 64);
+      const signature = data.subarray(data.length - 64);
+      if (!ed25519.verify(key.publicKey, record, signature)) return;
+      const hash = sha256(record);
+      const head = heads.get(author) ?? { seq: 0, hash: zero };
+      if (!head.hash.equals(record.subarray(0, RECORD_PREV_BYTES))) return;
+      const seq = head.seq + 1;
+      heads.set(author, { seq, hash });
+      const postId = record.subarray(RECORD_PREV_BYTES, RECORD_PREV_BYTES + RECORD_POST_ID_BYTES);
+      const certificate = ROUTER.sign(Buffer.concat([hash, Buffer.from(`${author}:${seq}`)]));
+      commit(
+        () => insert.run(author, seq, author, postId, hash, record, signature, certificate),
+        () => {
+          socket.send(frame(CERTIFIED, id, certificate));
+          sink?.send(frame(RECORD, seq, record, signature, certificate));
+        },
+      );
+    });
+  });
+  wss.once("listening", () => console.log((wss.address() as { port: number }).port));
+}
+
 if (role === "router") runRouter();
+else if (role === "certifier") runCertifier();
 else if (role === "sender") runSender();
 else if (role === "recipient") runRecipient();
