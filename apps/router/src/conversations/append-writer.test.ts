@@ -149,4 +149,23 @@ describe("the router's SQLite writer", () => {
     expect(outcome).toEqual({ kind: "head-moved", conv: "direct:alice,bob", head: first!.hash });
     await writer.close();
   });
+
+  it("answers a PostId certified in an earlier batch with its record: a retry on a stale head, or other bytes on the current one", async () => {
+    const file = await routerFile();
+    const writer = sqliteWriter({ file, routerKey: generateSigningKey(), now: Date.now });
+    const [post] = chain(1);
+    const [first] = await writer.write([post!]);
+    if (first?.kind !== "certified") throw new Error("the first post was not certified");
+    // The same proposal again: its prev is no longer the head, and it is not a moved head.
+    const [retry] = await writer.write([post!]);
+    expect(retry).toMatchObject({ kind: "certified", existed: true, differs: false });
+    // Other bytes under the same PostId, naming the current head: the stored record, marked as differing.
+    const [reused] = chain(1, post!.hash).map((commit) => ({ ...commit, postId: post!.postId }));
+    const [other] = await writer.write([reused!]);
+    expect(other).toMatchObject({ kind: "certified", existed: true, differs: true });
+    if (other?.kind !== "certified") return;
+    expect(Buffer.from(other.record.certificate)).toEqual(Buffer.from(first.record.certificate));
+    expect(storedSeqs(file)).toEqual([1]);
+    await writer.close();
+  });
 });

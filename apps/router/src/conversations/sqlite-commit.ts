@@ -69,6 +69,11 @@ export function sqliteCommitter(sqlite: Database.Database, routerKey: SigningKey
   const updateHead = sqlite.prepare<[number, string, string]>(
     "UPDATE conversations SET head_seq = ?, head_hash = ? WHERE conv = ?",
   );
+  /** The record its author already certified under this PostId, if any. */
+  const existing = (input: WireCommit): WireOutcome | undefined => {
+    const stored = selectByPost.get(input.author, input.postId);
+    return stored === undefined ? undefined : { k: "existed", record: stored };
+  };
   /** Committed heads; a conversation absent here is read from the file on first use. */
   const heads = new Map<string, ConversationHead>();
 
@@ -97,11 +102,13 @@ export function sqliteCommitter(sqlite: Database.Database, routerKey: SigningKey
         const { conv, seq, hash, bytes, signatures, certificate } = earlier;
         return { k: "existed", record: { conv, seq, hash, bytes, signatures, certificate } };
       }
-      const stored = selectByPost.get(input.author, input.postId);
-      if (stored !== undefined) return { k: "existed", record: stored };
+      // A post already certified under its PostId (a retry, or the same id on other bytes) answers
+      // with its record. It cannot extend the head (its own record moved the head past its prev),
+      // unless other bytes reuse the PostId on the current head: then the insert finds it. So the
+      // look-up runs only where the fast path stops.
       const head = headOf(input.conv);
-      if (head === undefined) return { k: "no-conversation", conv: input.conv };
-      if (input.prev !== head.hash) return { k: "head-moved", conv: input.conv, head: head.hash };
+      if (head === undefined) return existing(input) ?? { k: "no-conversation", conv: input.conv };
+      if (input.prev !== head.hash) return existing(input) ?? { k: "head-moved", conv: input.conv, head: head.hash };
       const seq = head.seq + 1;
       const certificate = signCertificate(routerKey, { conv: input.conv, seq, record: input.hash });
       const inserted = insertRecord.run(
@@ -116,6 +123,8 @@ export function sqliteCommitter(sqlite: Database.Database, routerKey: SigningKey
         at,
       );
       if (inserted.changes === 0) {
+        const found = existing(input);
+        if (found !== undefined) return found;
         throw Object.assign(new Error("a record of the batch was stored meanwhile"), { name: BATCH_CONFLICT });
       }
       updateHead.run(seq, input.hash, input.conv);
