@@ -3,16 +3,17 @@
  * an HTTPS receiver on loopback (a self-signed certificate the daemon trusts through
  * NODE_EXTRA_CA_CERTS; loopback allowed by --unsafe-allow-local-callbacks) and delivers the items
  * one at a time, in inbox order, each signed and retired on 2xx. The anchor is a bare HTTPS POST
- * loop, one in flight, from this process to the same receiver with bodies of the same size. A
- * second anchor is that loop with one durable SQLite commit (WAL, synchronous=FULL) after each 2xx:
- * the least a consumer that retires each delivered item durably before the next can do.
+ * loop, one in flight, from a process of its own (bench/webhook-loop.ts, as the daemon is one) to
+ * the same receiver with bodies of the same size. A second anchor is that loop with one durable
+ * SQLite commit (WAL, synchronous=FULL) after each 2xx: the least a consumer that retires each
+ * delivered item durably before the next can do.
  */
-import Database from "better-sqlite3";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { Agent, createServer, request } from "node:https";
+import { createServer } from "node:https";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import * as z from "zod";
 import { fillInbox } from "./fill-inbox.js";
@@ -55,8 +56,25 @@ export interface WebhookFigures {
   readonly durablePosts: number;
   /** CPU milliseconds of the delivering daemon per delivery (subscription and verification included). */
   readonly cpuPerDelivery: number;
-  /** CPU milliseconds of this process per post + durable commit of the anchor loop. */
+  /** CPU milliseconds of the anchor loop's process per post + durable commit (the receiver's excluded, as the daemon's is). */
   readonly cpuPerDurablePost: number;
+}
+
+const LOOP = path.join(path.dirname(fileURLToPath(import.meta.url)), "webhook-loop.js");
+
+/** Runs bench/webhook-loop.ts as a child and reads its one line of figures. */
+function runLoop(args: string[]): Promise<{ barePosts: number; durablePosts: number; cpuPerDurablePost: number }> {
+  const child = spawn(process.execPath, [LOOP, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as { barePosts: number; durablePosts: number; cpuPerDurablePost: number })
+        : reject(new Error(`the webhook anchor loop exited (${code})`)),
+    );
+  });
 }
 
 export async function webhookRates(net: BenchNetwork, items: number): Promise<WebhookFigures> {
@@ -120,48 +138,17 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
     await client.close();
     await net.stop(hooks.process);
 
-    const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: tls.cert });
-    const body = JSON.stringify({ bare: true, pad: "x".repeat(Math.max(0, bodyBytes - 24)) });
-    const post = () =>
-      new Promise<void>((resolve, reject) => {
-        const req = request(
-          {
-            host: "127.0.0.1",
-            port,
-            method: "POST",
-            path: "/hook",
-            agent,
-            headers: { "content-type": "application/json" },
-          },
-          (res) => {
-            res.resume();
-            res.on("end", resolve);
-          },
-        );
-        req.on("error", reject);
-        req.end(body);
-      });
-    for (let i = 0; i < warm; i++) await post();
-    const bareStart = performance.now();
-    for (let i = 0; i < items; i++) await post();
-    const barePosts = items / ((performance.now() - bareStart) / 1000);
-
-    const db = new Database(path.join(net.root, "webhook-floor.db"));
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
-    db.exec("CREATE TABLE retired (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)");
-    const retire = db.prepare("INSERT INTO retired (at) VALUES (?)");
-    const cpuBefore = process.cpuUsage();
-    const durableStart = performance.now();
-    for (let i = 0; i < items; i++) {
-      await post();
-      retire.run(Date.now());
-    }
-    const durablePosts = items / ((performance.now() - durableStart) / 1000);
-    const used = process.cpuUsage(cpuBefore);
-    const cpuPerDurablePost = (used.user + used.system) / 1000 / items;
-    db.close();
-    agent.destroy();
+    // The anchors run in a process of their own, as the delivering daemon does: each round trip
+    // then costs the same two wake-ups across processes that every deliverer's does.
+    const anchors = await runLoop([
+      String(port),
+      tls.file,
+      String(bodyBytes),
+      String(warm),
+      String(items),
+      path.join(net.root, "webhook-floor.db"),
+    ]);
+    const { barePosts, durablePosts, cpuPerDurablePost } = anchors;
     return { deliveries, barePosts, durablePosts, cpuPerDelivery, cpuPerDurablePost };
   } finally {
     receiver.close();

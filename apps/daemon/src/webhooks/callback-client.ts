@@ -136,9 +136,6 @@ export class CallbackClient implements CallbackSender {
     }
     if (request.signal?.aborted === true) return Promise.resolve({ kind: "cancelled" });
 
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), request.timeoutMs);
-    const signals = request.signal === undefined ? [deadline.signal] : [deadline.signal, request.signal];
     const options: https.RequestOptions = {
       method: "POST",
       hostname: host,
@@ -146,23 +143,34 @@ export class CallbackClient implements CallbackSender {
       path: `${url.pathname}${url.search}`,
       headers: { ...request.headers, "content-length": String(request.body.length) },
       agent: secure ? this.agents.https : this.agents.http,
-      signal: AbortSignal.any(signals),
       ...(literal ? {} : { lookup: this.lookup }),
       ...(secure && !literal ? { servername: host } : {}),
     };
     const transport = secure ? https : http;
 
     return new Promise<CallbackOutcome>((resolve) => {
+      // The deadline and the caller's signal each destroy the request in flight. (Not a composed
+      // AbortSignal passed to the request: AbortSignal.any and the request's abort listener cost
+      // about a tenth of a delivery's CPU.)
       let settled = false;
+      let timedOut = false;
+      let current: http.ClientRequest | undefined;
+      const cancel = () => current?.destroy(new Error("the attempt was cancelled"));
+      const timer = setTimeout(() => {
+        timedOut = true;
+        current?.destroy(new Error("the attempt's deadline passed"));
+      }, request.timeoutMs);
+      request.signal?.addEventListener("abort", cancel, { once: true });
       const settle = (outcome: CallbackOutcome) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        request.signal?.removeEventListener("abort", cancel);
         resolve(outcome);
       };
       const fail = (error: unknown) => {
-        if (request.signal?.aborted === true && !deadline.signal.aborted) settle({ kind: "cancelled" });
-        else settle(classify(error, deadline.signal.aborted));
+        if (request.signal?.aborted === true && !timedOut) settle({ kind: "cancelled" });
+        else settle(classify(error, timedOut));
       };
       const send = (retryStale: boolean) => {
         let answered = false;
@@ -192,6 +200,7 @@ export class CallbackClient implements CallbackSender {
             if (!res.complete) fail(new Error("the response ended early"));
           });
         });
+        current = req;
         req.on("socket", (socket) => {
           if (!this.born.has(socket)) this.born.set(socket, Date.now());
         });
@@ -199,7 +208,7 @@ export class CallbackClient implements CallbackSender {
           // A kept connection the receiver closed while it sat idle: the request never reached
           // it, so send once more on a fresh connection rather than count a failed attempt.
           const stale = retryStale && req.reusedSocket && !answered && STALE_SOCKET_CODES.has(error.code ?? "");
-          if (stale && !settled && !options.signal!.aborted) send(false);
+          if (stale && !settled && !timedOut && request.signal?.aborted !== true) send(false);
           else fail(error);
         });
         req.end(request.body);
