@@ -88,6 +88,7 @@ export class Inbox {
   private readonly listeners = new Set<() => void>();
   /** Inbox spans of admitted items, ended at the next event (only while tracing). */
   private readonly spans: TraceSpan[] = [];
+  private settling = 0;
 
   constructor(
     private readonly store: DaemonStore,
@@ -176,13 +177,33 @@ export class Inbox {
     return { after, upper, rows: await pageRows(this.store.db, after, upper, PAGE_ITEMS + 1) };
   }
 
+  /**
+   * Counts settlements, each once as it starts and once as it ends; only a settlement moves an item
+   * out of pending. So an item read pending while this count was n is still pending while it is n.
+   */
+  get settlements(): number {
+    return this.settling;
+  }
+
   /** Settles a pending item inside the caller's transaction (a webhook's receipt, a restart's retirement). */
-  settleIn(trx: DbOrTrx, token: string, state: "acknowledged" | "retired", by: string, at: number): Promise<boolean> {
-    return settleInboxRow(trx, token, state, by, at);
+  async settleIn(
+    trx: DbOrTrx,
+    token: string,
+    state: "acknowledged" | "retired",
+    by: string,
+    at: number,
+  ): Promise<boolean> {
+    this.settling++;
+    try {
+      return await settleInboxRow(trx, token, state, by, at);
+    } finally {
+      this.settling++;
+    }
   }
 
   /** The same, inside a transaction of prepared statements the caller holds (a webhook's retiring commit). */
   settleHeld(held: HeldStatements, token: string, state: "acknowledged" | "retired", by: string, at: number): boolean {
+    this.settling += 2;
     return settleHeld(held, token, state, by, at);
   }
 
@@ -198,9 +219,13 @@ export class Inbox {
 
   /** Acknowledges a delivery; idempotent for a settled token; unknown tokens fail. */
   async acknowledge(token: string, by: string): Promise<void> {
-    const settled = await heldTransaction(this.store.db, "durable", (held) =>
-      acknowledgeHeld(held, token, by, this.now()),
-    );
+    this.settling++;
+    let settled;
+    try {
+      settled = await heldTransaction(this.store.db, "durable", (held) => acknowledgeHeld(held, token, by, this.now()));
+    } finally {
+      this.settling++;
+    }
     if (settled === "unknown") throw new InboxError("unknown-delivery", "no delivery has this token");
     if (!settled) return;
     this.onAcknowledged?.();

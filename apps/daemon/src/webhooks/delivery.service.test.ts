@@ -425,6 +425,33 @@ describe("WebhookDelivery", () => {
     expect(await findOccurrence(s.store.db, s.id)).toBeUndefined();
   });
 
+  it("does not send the next item when the owner acknowledges it between its retiring commit and its attempt", async () => {
+    const s = await setup({}, false);
+    const first = await s.inbox.admitNow({ item: item("delivered") });
+    const second = await s.inbox.admitNow({ item: item("discarded by the owner meanwhile") });
+    const third = await s.inbox.admitNow({ item: item("next") });
+    // The first item's retiring commit reads the second as the next item; while that commit is made
+    // durable, the owner acknowledges the second.
+    const durable = s.store.durable.bind(s.store);
+    let discard = true;
+    (s.store as { durable: () => Promise<void> }).durable = async () => {
+      if (discard && s.sender.attempts.length === 1) {
+        discard = false;
+        expect((await findOccurrence(s.store.db, s.id))?.token).toBe(second);
+        await s.inbox.acknowledge(second, "owner");
+      }
+      return durable();
+    };
+    s.delivery.start();
+    await until(
+      async () => ((await s.inbox.find(third))?.state === "acknowledged" ? true : undefined),
+      "the third item",
+    );
+    expect(discard).toBe(false);
+    expect(s.sender.attempts.map((a) => a.headers["webhook-id"])).toEqual([eventIdOf(first), eventIdOf(third)]);
+    expect((await s.inbox.find(second))?.state).toBe("acknowledged");
+  });
+
   it("sends a reference instead of an envelope above 256 KiB", async () => {
     const s = await setup();
     const token = await s.inbox.admitNow({ item: item("x".repeat(300 * 1024)) });

@@ -126,10 +126,14 @@ const TERMINAL_STATUSES: ReadonlySet<number> = new Set([410, 413]);
 
 type Next = { readonly waitMs: number } | "now" | "idle";
 
-/** What a retiring commit leaves for the next step: the registration as it stored it, the next occurrence. */
+/**
+ * What a retiring commit leaves for the next step: the registration as it stored it, the next
+ * occurrence, and the inbox's settlement count when that item was read pending.
+ */
 interface Carried {
   readonly subscription: SubscriptionRow;
   readonly occurrence: OccurrenceRow;
+  readonly settlements: number;
 }
 
 export class WebhookDelivery {
@@ -248,7 +252,9 @@ export class WebhookDelivery {
 
     let occurrence = carried?.occurrence ?? (await findOccurrence(db, subscription.id));
     if (occurrence !== undefined) {
-      if (!(await this.deps.inbox.isPending(occurrence.token))) {
+      // A carried item was read pending inside the retiring commit; no settlement since means it still is.
+      const unsettled = carried !== undefined && carried.settlements === this.deps.inbox.settlements;
+      if (!unsettled && !(await this.deps.inbox.isPending(occurrence.token))) {
         await clearOccurrence(db, subscription.id, occurrence.eventId);
         return "now";
       }
@@ -337,9 +343,10 @@ export class WebhookDelivery {
       insertAttempt(held, { ...attempt, outcome: "delivered", category: null });
       // The next item's occurrence rides on this commit, so the next step starts from it.
       const next = this.deps.inbox.oldestPendingHeld(held);
+      const settlements = this.deps.inbox.settlements;
       const stored = next === undefined ? undefined : occurrenceOf(id, next, at);
       if (stored !== undefined) insertOccurrence(held, stored);
-      return { current, stored };
+      return { current, stored, settlements };
     });
     if (retired === undefined) return;
     // The retirement is on disk before the next item goes out: after a power cut an item delivered
@@ -360,6 +367,7 @@ export class WebhookDelivery {
           delivered: current.delivered + 1,
         },
         occurrence: retired.stored,
+        settlements: retired.settlements,
       };
     }
     this.deps.inbox.changed();
