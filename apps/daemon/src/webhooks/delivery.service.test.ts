@@ -452,6 +452,30 @@ describe("WebhookDelivery", () => {
     expect((await s.inbox.find(second))?.state).toBe("acknowledged");
   });
 
+  it("signs the next item with a secret refreshed during the attempt before, even before the loop is woken", async () => {
+    const s = await setup({}, false);
+    await s.inbox.admitNow({ item: item("one") });
+    await s.inbox.admitNow({ item: item("two") });
+    const rotated = `whsec_${randomBytes(32).toString("base64")}`;
+    s.sender.reply = async () => {
+      if (s.sender.attempts.length === 1) {
+        // The registration changes under the attempt in flight; the wake that follows a refresh comes later.
+        await refreshRegistration(s.store.db, s.id, {
+          sealedSecret: s.vault.seal(rotated, s.id),
+          secretFingerprint: secretFingerprint(rotated),
+          leaseExpiresAt: s.clock.now() + LEASE_MAX_MS,
+          now: s.clock.now(),
+        });
+      }
+      return { kind: "response", status: 200 };
+    };
+    s.delivery.start();
+    await until(async () => (s.sender.attempts.length === 2 ? true : undefined), "the second attempt");
+    const [first, second] = s.sender.attempts;
+    expect(() => new Webhook(s.secret).verify(first!.body.toString("utf8"), { ...first!.headers })).not.toThrow();
+    expect(() => new Webhook(rotated).verify(second!.body.toString("utf8"), { ...second!.headers })).not.toThrow();
+  });
+
   it("sends a reference instead of an envelope above 256 KiB", async () => {
     const s = await setup();
     const token = await s.inbox.admitNow({ item: item("x".repeat(300 * 1024)) });

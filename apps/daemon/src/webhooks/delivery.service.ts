@@ -25,12 +25,12 @@ import {
   countFailure,
   discardSettledOccurrences,
   findOccurrence,
-  findSubscriptionHeld,
   insertAttempt,
   insertOccurrence,
   recordReceipt,
   retainedSubscriptions,
   scheduleRetry,
+  subscriptionStateHeld,
   type OccurrenceRow,
   type SubscriptionRow,
 } from "./webhooks.store.js";
@@ -334,9 +334,9 @@ export class WebhookDelivery {
     const { subscriptionId: id, at } = attempt;
     // One synchronous transaction of prepared statements (the hot path of a delivery).
     const retired = await heldTransaction(this.deps.store.db, "durable", (held) => {
-      const current = findSubscriptionHeld(held, id);
       // Revoked meanwhile: the item stays pending for read_inbox or a later consumer.
-      if (current === undefined || current.state === "revoked") return undefined;
+      const stored = subscriptionStateHeld(held, id);
+      if (stored === undefined || stored.state === "revoked") return undefined;
       if (!clearOccurrenceHeld(held, id, occurrence.eventId)) return undefined;
       this.deps.inbox.settleHeld(held, occurrence.token, "acknowledged", `webhook:${id}`, at);
       recordReceipt(held, id, at);
@@ -344,9 +344,14 @@ export class WebhookDelivery {
       // The next item's occurrence rides on this commit, so the next step starts from it.
       const next = this.deps.inbox.oldestPendingHeld(held);
       const settlements = this.deps.inbox.settlements;
-      const stored = next === undefined ? undefined : occurrenceOf(id, next, at);
-      if (stored !== undefined) insertOccurrence(held, stored);
-      return { current, stored, settlements };
+      const upcoming = next === undefined ? undefined : occurrenceOf(id, next, at);
+      if (upcoming !== undefined) insertOccurrence(held, upcoming);
+      // Carried on only while the registration is the one this step read, its receipt recorded.
+      const unchanged =
+        stored.state === subscription.state &&
+        stored.sealedSecret === subscription.sealedSecret &&
+        stored.leaseExpiresAt === subscription.leaseExpiresAt;
+      return { upcoming: unchanged ? upcoming : undefined, settlements };
     });
     if (retired === undefined) return;
     // The retirement is on disk before the next item goes out: after a power cut an item delivered
@@ -354,19 +359,19 @@ export class WebhookDelivery {
     await this.deps.store.durable();
     this.deps.metrics?.webhookAttempted("delivered", attempt.retry);
     this.deps.metrics?.acknowledged();
-    if (retired.stored !== undefined && generation === this.generation) {
-      const { current } = retired;
+    // Every change to a registration from outside also wakes the loop (a new generation).
+    if (retired.upcoming !== undefined && generation === this.generation) {
       this.carried = {
         subscription: {
-          ...current,
+          ...subscription,
           attempts: 0,
           failingSince: null,
           lastError: null,
           nextAttemptAt: null,
           lastDeliveryAt: at,
-          delivered: current.delivered + 1,
+          delivered: subscription.delivered + 1,
         },
-        occurrence: retired.stored,
+        occurrence: retired.upcoming,
         settlements: retired.settlements,
       };
     }

@@ -97,9 +97,21 @@ export async function findSubscription(db: DbOrTrx, id: string): Promise<Subscri
   return row === undefined ? undefined : toSubscription(row);
 }
 
-export function findSubscriptionHeld(held: HeldStatements, id: string): SubscriptionRow | undefined {
-  const [row] = held.all<Row>(SELECT_SUBSCRIPTION, [id]);
-  return row === undefined ? undefined : toSubscription(row);
+/**
+ * What a delivery's retiring commit checks of its registration, inside a transaction the caller
+ * holds: its state, and the two fields a refresh changes (the secret and the lease).
+ */
+export function subscriptionStateHeld(
+  held: HeldStatements,
+  id: string,
+): Pick<SubscriptionRow, "state" | "sealedSecret" | "leaseExpiresAt"> | undefined {
+  const [row] = held.all<{ state: StoredState; secret: string; lease_expires_at: number }>(
+    "SELECT state, secret, lease_expires_at FROM webhook_subscriptions WHERE id = ?",
+    [id],
+  );
+  return row === undefined
+    ? undefined
+    : { state: row.state, sealedSecret: row.secret, leaseExpiresAt: row.lease_expires_at };
 }
 
 /** Every registration, newest first. */
