@@ -145,6 +145,8 @@ export class WebhookDelivery {
   private woken = false;
   private wakeIdle: (() => void) | undefined;
   private inFlight: { subscriptionId: string; controller: AbortController } | undefined;
+  /** Cancels the attempt in flight; kept across attempts until one is cancelled. */
+  private attempts = new AbortController();
   private unwatch: (() => void) | undefined;
   private opened: { readonly id: string; readonly sealed: string; readonly key: Buffer } | undefined;
   private carried: Carried | undefined;
@@ -277,7 +279,8 @@ export class WebhookDelivery {
 
   private async attempt(subscription: SubscriptionRow, occurrence: OccurrenceRow, generation: number): Promise<Next> {
     const key = this.signingKey(subscription);
-    const controller = new AbortController();
+    if (this.attempts.signal.aborted) this.attempts = new AbortController();
+    const controller = this.attempts;
     this.inFlight = { subscriptionId: subscription.id, controller };
     const started = this.clock.now();
     let outcome;
