@@ -312,6 +312,37 @@ async function main(): Promise<void> {
           "≤ 1.25×",
         ),
       );
+      const skeleton = {
+        name: "platform floor (bench/skeleton-webhook.ts, same receiver)",
+        value: hooks.skeletonDeliveries,
+      };
+      rows.push(
+        row(
+          "webhook deliveries/s (signed, 1 in flight)",
+          hooks.deliveries,
+          perSecond,
+          skeleton,
+          "the nearest achievable",
+        ),
+      );
+      rows.push(
+        row(
+          "platform floor (skeleton deliverer)",
+          hooks.skeletonDeliveries,
+          perSecond,
+          floor,
+          "(the floor against the anchor)",
+        ),
+      );
+      rows.push(
+        row(
+          "CPU per webhook delivery (the delivering daemon)",
+          hooks.cpuPerDelivery,
+          ms,
+          { name: "CPU per delivery of the skeleton deliverer", value: hooks.cpuPerSkeletonDelivery },
+          "the nearest achievable",
+        ),
+      );
       extraCosts.push({
         op: "webhook delivery (signed, 1 in flight)",
         count: scale.hooks,

@@ -58,21 +58,22 @@ export interface WebhookFigures {
   readonly cpuPerDelivery: number;
   /** CPU milliseconds of the anchor loop's process per post + durable commit (the receiver's excluded, as the daemon's is). */
   readonly cpuPerDurablePost: number;
+  /** The platform floor (bench/skeleton-webhook.ts): its deliveries per second and CPU per delivery. */
+  readonly skeletonDeliveries: number;
+  readonly cpuPerSkeletonDelivery: number;
 }
 
-const LOOP = path.join(path.dirname(fileURLToPath(import.meta.url)), "webhook-loop.js");
+const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** Runs bench/webhook-loop.ts as a child and reads its one line of figures. */
-function runLoop(args: string[]): Promise<{ barePosts: number; durablePosts: number; cpuPerDurablePost: number }> {
-  const child = spawn(process.execPath, [LOOP, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+/** Runs a bench script (webhook-loop.js, skeleton-webhook.js) as a child and reads its one line of figures. */
+function runChild<T>(script: string, args: string[]): Promise<T> {
+  const child = spawn(process.execPath, [path.join(here, script), ...args], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
   return new Promise((resolve, reject) => {
     child.once("error", reject);
     child.once("exit", (code) =>
-      code === 0
-        ? resolve(JSON.parse(out) as { barePosts: number; durablePosts: number; cpuPerDurablePost: number })
-        : reject(new Error(`the webhook anchor loop exited (${code})`)),
+      code === 0 ? resolve(JSON.parse(out) as T) : reject(new Error(`${script} exited (${code})`)),
     );
   });
 }
@@ -140,16 +141,29 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
 
     // The anchors run in a process of their own, as the delivering daemon does: each round trip
     // then costs the same two wake-ups across processes that every deliverer's does.
-    const anchors = await runLoop([
+    const anchors = await runChild<{ barePosts: number; durablePosts: number; cpuPerDurablePost: number }>(
+      "webhook-loop.js",
+      [String(port), tls.file, String(bodyBytes), String(warm), String(items), path.join(net.root, "webhook-floor.db")],
+    );
+    const { barePosts, durablePosts, cpuPerDurablePost } = anchors;
+    // The platform floor: a deliverer doing only what the seed requires (skeleton-webhook.ts).
+    const skeleton = await runChild<{ deliveries: number; cpuPerDelivery: number }>("skeleton-webhook.js", [
       String(port),
       tls.file,
+      net.root,
       String(bodyBytes),
       String(warm),
       String(items),
-      path.join(net.root, "webhook-floor.db"),
     ]);
-    const { barePosts, durablePosts, cpuPerDurablePost } = anchors;
-    return { deliveries, barePosts, durablePosts, cpuPerDelivery, cpuPerDurablePost };
+    return {
+      deliveries,
+      barePosts,
+      durablePosts,
+      cpuPerDelivery,
+      cpuPerDurablePost,
+      skeletonDeliveries: skeleton.deliveries,
+      cpuPerSkeletonDelivery: skeleton.cpuPerDelivery,
+    };
   } finally {
     receiver.close();
   }
