@@ -18,7 +18,8 @@
  * per proposal it verifies the author's signature, hashes the record, checks its previous hash
  * against the conversation's head (kept in memory: it is derivable from the records), stores it
  * under its position and its author's unique PostId, makes the turn's commit durable, signs the
- * certificate, answers the author and pushes the record to the sink.
+ * certificate, answers the author and pushes the record to the sink (while the router would: the
+ * sink never acknowledges, and the router stops at its window of 512 unacknowledged pushes).
  */
 import Database from "better-sqlite3";
 import { createHash } from "node:crypto";
@@ -201,6 +202,8 @@ function runRecipient(): void {
   link.once("open", () => console.log("ready"));
 }
 
+const PUSH_WINDOW = 512;
+
 function runCertifier(): void {
   const { db, commit } = database(
     path.join(dir!, "certifier.db"),
@@ -214,6 +217,9 @@ function runCertifier(): void {
   const heads = new Map<number, { seq: number; hash: Buffer }>();
   const zero = Buffer.alloc(RECORD_PREV_BYTES);
   let sink: WebSocket | undefined;
+  // The bench's sink never acknowledges a push, so the router stops pushing to it once its window
+  // of unacknowledged pushes is full (apps/router/src/link/session.ts, 512); this does the same.
+  let unacknowledged = 0;
   const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
   wss.on("connection", (socket, request) => {
     if (request.url === "/sink") {
@@ -240,7 +246,10 @@ function runCertifier(): void {
         () => insert.run(author, seq, author, postId, hash, record, signature, certificate),
         () => {
           socket.send(frame(CERTIFIED, id, certificate));
-          sink?.send(frame(RECORD, seq, record, signature, certificate));
+          if (sink !== undefined && unacknowledged < PUSH_WINDOW) {
+            unacknowledged++;
+            sink.send(frame(RECORD, seq, record, signature, certificate));
+          }
         },
       );
     });

@@ -69,6 +69,8 @@ export class LinkSession {
   private unacked = 0;
   private windowWaiters: (() => void)[] = [];
   private flushing: Promise<void> | undefined;
+  /** The pass after the running one, shared by every flush asked for meanwhile. */
+  private again: Promise<void> | undefined;
   private closed = false;
 
   constructor(
@@ -139,6 +141,8 @@ export class LinkSession {
     this.heard(conv, seq);
     if ((this.sent.get(conv) ?? 0) >= seq) return;
     this.dirty.add(conv);
+    // A pass is already waiting to run after the one in progress, and it will take this conversation.
+    if (this.again !== undefined) return;
     void this.flush().catch((error: unknown) => this.log.error({ err: error, agent: this.name }, "push failed"));
   }
 
@@ -177,8 +181,15 @@ export class LinkSession {
 
   private flush(): Promise<void> {
     if (this.flushing !== undefined) {
-      // A flush is running; it rereads `dirty` until empty, so chain one more pass after it.
-      return this.flushing.then(() => (this.dirty.size > 0 ? this.flush() : undefined));
+      // A flush is running; it rereads `dirty` until empty, and one more pass after it catches
+      // what came as it ended. Every caller meanwhile shares that pass: a member whose window stays
+      // full holds one waiting pass, not one per record committed.
+      this.again ??= this.flushing
+        .finally(() => {
+          this.again = undefined;
+        })
+        .then(() => (this.dirty.size > 0 ? this.flush() : undefined));
+      return this.again;
     }
     this.flushing = this.drain().finally(() => {
       this.flushing = undefined;
