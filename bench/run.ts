@@ -20,7 +20,7 @@ import { ANCHOR_LOAD, jetStreamRate, startSyncedJetStream } from "./jetstream.js
 import { BenchNetwork, WARMUP_CALLS, WARMUP_POSTS } from "./network.js";
 import { routerCertifyRate } from "./router-certify.js";
 import { mb, ms, perSecond, printTable, row, us, type Row } from "./table.js";
-import { webhookRates } from "./webhooks.js";
+import { webhookRates, webhookRows } from "./webhooks.js";
 
 const POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
 const args = process.argv.slice(2);
@@ -296,53 +296,7 @@ async function main(): Promise<void> {
     });
     await section("webhooks", rows, async () => {
       const hooks = await webhookRates(net, scale.hooks);
-      const anchor = { name: "bare HTTPS POST loop, 1 in flight, same receiver", value: hooks.barePosts };
-      rows.push(row("webhook deliveries/s (signed, 1 in flight)", hooks.deliveries, perSecond, anchor, "≥ 0.8×"));
-      const floor = { name: "the same loop + one durable SQLite commit each", value: hooks.durablePosts };
-      rows.push(row("webhook deliveries/s (signed, 1 in flight)", hooks.deliveries, perSecond, floor, "≥ 0.8×"));
-      rows.push(
-        row(
-          "CPU per webhook delivery (the delivering daemon)",
-          hooks.cpuPerDelivery,
-          ms,
-          {
-            name: "CPU per post + durable commit of that loop",
-            value: hooks.cpuPerDurablePost,
-          },
-          "≤ 1.25×",
-        ),
-      );
-      const skeleton = {
-        name: "platform floor (bench/skeleton-webhook.ts, same receiver)",
-        value: hooks.skeletonDeliveries,
-      };
-      rows.push(
-        row(
-          "webhook deliveries/s (signed, 1 in flight)",
-          hooks.deliveries,
-          perSecond,
-          skeleton,
-          "the nearest achievable",
-        ),
-      );
-      rows.push(
-        row(
-          "platform floor (skeleton deliverer)",
-          hooks.skeletonDeliveries,
-          perSecond,
-          floor,
-          "(the floor against the anchor)",
-        ),
-      );
-      rows.push(
-        row(
-          "CPU per webhook delivery (the delivering daemon)",
-          hooks.cpuPerDelivery,
-          ms,
-          { name: "CPU per delivery of the skeleton deliverer", value: hooks.cpuPerSkeletonDelivery },
-          "the nearest achievable",
-        ),
-      );
+      rows.push(...webhookRows(hooks));
       extraCosts.push({
         op: "webhook delivery (signed, 1 in flight)",
         count: scale.hooks,

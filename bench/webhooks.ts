@@ -18,6 +18,7 @@ import { performance } from "node:perf_hooks";
 import * as z from "zod";
 import { fillInbox } from "./fill-inbox.js";
 import { cpuMs } from "./meter.js";
+import { ms, perSecond, row, type Row } from "./table.js";
 import { mcpClient, WARMUP_CALLS, type BenchNetwork } from "./network.js";
 
 function selfSignedCertificate(dir: string): { cert: string; key: string; file: string } {
@@ -167,4 +168,42 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
   } finally {
     receiver.close();
   }
+}
+
+/** The section's rows: ours beside the bare loop, the loop + commit and the platform floor. */
+export function webhookRows(hooks: WebhookFigures): Row[] {
+  const rate = "webhook deliveries/s (signed, 1 in flight)";
+  const cpu = "CPU per webhook delivery (the delivering daemon)";
+  const bare = { name: "bare HTTPS POST loop, 1 in flight, same receiver", value: hooks.barePosts };
+  const durable = { name: "the same loop + one durable SQLite commit each", value: hooks.durablePosts };
+  const skeleton = {
+    name: "platform floor (bench/skeleton-webhook.ts, same receiver)",
+    value: hooks.skeletonDeliveries,
+  };
+  return [
+    row(rate, hooks.deliveries, perSecond, bare, "≥ 0.8×"),
+    row(rate, hooks.deliveries, perSecond, durable, "≥ 0.8×"),
+    row(
+      cpu,
+      hooks.cpuPerDelivery,
+      ms,
+      { name: "CPU per post + durable commit of that loop", value: hooks.cpuPerDurablePost },
+      "≤ 1.25×",
+    ),
+    row(rate, hooks.deliveries, perSecond, skeleton, "the nearest achievable"),
+    row(
+      "platform floor (skeleton deliverer)",
+      hooks.skeletonDeliveries,
+      perSecond,
+      durable,
+      "(the floor against the anchor)",
+    ),
+    row(
+      cpu,
+      hooks.cpuPerDelivery,
+      ms,
+      { name: "CPU per delivery of the skeleton deliverer", value: hooks.cpuPerSkeletonDelivery },
+      "the nearest achievable",
+    ),
+  ];
 }

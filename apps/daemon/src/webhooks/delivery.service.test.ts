@@ -10,14 +10,8 @@ import { openDaemonStore, type DaemonStore } from "../db/database.js";
 import { Inbox } from "../inbox/inbox.service.js";
 import { settleInboxRow } from "../inbox/inbox.store.js";
 import type { CallbackOutcome, CallbackRequest, CallbackSender } from "./callback-client.js";
-import {
-  DEFAULT_SCHEDULE,
-  retryDelayMs,
-  scheduleOf,
-  WebhookDelivery,
-  type Clock,
-  type DeliverySchedule,
-} from "./delivery.service.js";
+import { DEFAULT_SCHEDULE, retryDelayMs, scheduleOf, type Clock, type DeliverySchedule } from "./delivery-schedule.js";
+import { WebhookDelivery } from "./delivery.service.js";
 import { SecretVault } from "./secret-vault.js";
 import { secretFingerprint } from "./signing.js";
 import { LEASE_MAX_MS } from "./webhooks.schema.js";

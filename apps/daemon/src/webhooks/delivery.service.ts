@@ -3,10 +3,10 @@
  * order to the registration that owns the inbox. The occurrence (event id and exact body bytes) is
  * stored before the first attempt; callback I/O runs outside any transaction. A 2xx retires the
  * item and clears the occurrence in one transaction and the next item goes at once. Failures retry
- * with capped, jittered exponential backoff; ≥100 attempts over ≥1 h suspend; 410 and 413 suspend
- * terminally. Expired registrations wait, keeping their occurrence and diagnostics for a refresh.
- * While one attempt waits for its response, the next pending item is read and its body built; the
- * retiring commit stores it, and the next step starts from it without reading the rows back.
+ * on the schedule of delivery-schedule.ts; 410 and 413 suspend terminally. Expired registrations
+ * wait, keeping their occurrence and diagnostics for a refresh. The retiring commit reads the next
+ * pending item and stores its occurrence, and the next step starts from it without reading the
+ * rows back.
  */
 import type { Logger } from "pino";
 import { heldTransaction, type DaemonStore } from "../db/database.js";
@@ -19,6 +19,7 @@ import type { SecretVault } from "./secret-vault.js";
 import { callbackHeaders, parseWebhookSecret } from "./signing.js";
 import type { DaemonMetrics } from "../metrics/daemon-metrics.js";
 import type { FailureCategory } from "./webhooks.schema.js";
+import { retryDelayMs, scheduleOf, systemClock, type Clock, type DeliverySchedule } from "./delivery-schedule.js";
 import {
   clearOccurrence,
   clearOccurrenceHeld,
@@ -34,55 +35,6 @@ import {
   type OccurrenceRow,
   type SubscriptionRow,
 } from "./webhooks.store.js";
-
-/** Retry and suspension parameters; tests shorten the times, never the attempt count. */
-export interface DeliverySchedule {
-  /** First retry delay before jitter (default 1 s). */
-  readonly retryBaseMs: number;
-  /** Largest retry delay (at most 60 s). */
-  readonly retryCapMs: number;
-  /** Suspend after this many failed attempts... */
-  readonly suspendAttempts: number;
-  /** ...spanning at least this long (default one hour). */
-  readonly suspendWindowMs: number;
-  /** Deadline of one attempt, connection to status line. */
-  readonly attemptTimeoutMs: number;
-}
-
-export const DEFAULT_SCHEDULE: DeliverySchedule = {
-  retryBaseMs: 1_000,
-  retryCapMs: 60_000,
-  suspendAttempts: 100,
-  suspendWindowMs: 60 * 60 * 1000,
-  attemptTimeoutMs: 10_000,
-};
-
-/** The defaults with every option that is set (an option given as undefined keeps its default). */
-export function scheduleOf(options: Partial<DeliverySchedule> = {}): DeliverySchedule {
-  const set = Object.entries(options).filter(([, value]) => value !== undefined);
-  return { ...DEFAULT_SCHEDULE, ...(Object.fromEntries(set) as Partial<DeliverySchedule>) };
-}
-
-/** Time as the engine sees it; tests pass a clock whose sleep advances time at once. */
-export interface Clock {
-  now(): number;
-  /** Resolves after `ms`, or early (without rejecting) when `signal` aborts. */
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        resolve();
-      }
-      signal.addEventListener("abort", done);
-    }),
-};
 
 export interface DeliveryDeps {
   readonly store: DaemonStore;
@@ -102,12 +54,6 @@ interface Attempt {
   readonly retry: boolean;
   readonly latencyMs: number;
   readonly at: number;
-}
-
-/** The delay before retry number `attempts` (1-based): equal jitter over a capped doubling. */
-export function retryDelayMs(attempts: number, schedule: DeliverySchedule, random: () => number): number {
-  const ceiling = Math.min(schedule.retryCapMs, schedule.retryBaseMs * 2 ** Math.min(attempts - 1, 30));
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
 function categoryOf(status: number): FailureCategory {
