@@ -12,10 +12,10 @@
  */
 import Database from "better-sqlite3";
 import { createHmac, randomBytes } from "node:crypto";
-import { fdatasyncSync, openSync, readFileSync } from "node:fs";
-import { Agent, request } from "node:https";
+import { fdatasyncSync, openSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { loopbackPoster } from "./loopback-https.js";
 
 const [port, caFile, dir, bodyBytes, warm, items] = process.argv.slice(2);
 const total = Number(warm) + Number(items);
@@ -57,35 +57,20 @@ const retire = db.transaction((item: Item): Item | undefined => {
 });
 
 const key = randomBytes(32);
-const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: readFileSync(caFile!, "utf8") });
-const post = (item: Item) =>
-  new Promise<number>((resolve, reject) => {
-    const id = `evt_${item.token}`;
-    const timestamp = Math.floor(Date.now() / 1000);
-    const mac = createHmac("sha256", key).update(`${id}.${timestamp}.`).update(item.body).digest("base64");
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port: Number(port),
-        method: "POST",
-        path: "/hook",
-        agent,
-        headers: {
-          "content-type": "application/json",
-          "content-length": String(item.body.length),
-          "webhook-id": id,
-          "webhook-timestamp": String(timestamp),
-          "webhook-signature": `v1,${mac}`,
-        },
-      },
-      (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      },
-    );
-    req.on("error", reject);
-    req.end(item.body);
-  });
+const receiver = loopbackPoster(Number(port), caFile!);
+const post = (item: Item) => {
+  const id = `evt_${item.token}`;
+  const timestamp = Math.floor(Date.now() / 1000);
+  const mac = createHmac("sha256", key).update(`${id}.${timestamp}.`).update(item.body).digest("base64");
+  const headers = {
+    "content-type": "application/json",
+    "content-length": String(item.body.length),
+    "webhook-id": id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": `v1,${mac}`,
+  };
+  return receiver.post(headers, item.body);
+};
 
 let item = oldest.get();
 store.run(item!.token, item!.body);
@@ -104,7 +89,7 @@ for (let n = 0; item !== undefined; n++) {
 }
 const seconds = (performance.now() - started) / 1000;
 const used = process.cpuUsage(cpu);
-agent.destroy();
+receiver.close();
 db.close();
 console.log(
   JSON.stringify({

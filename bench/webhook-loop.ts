@@ -5,33 +5,14 @@
  * <body bytes> <warm-up posts> <posts> <database file>`; it prints its figures as one JSON line.
  */
 import Database from "better-sqlite3";
-import { readFileSync } from "node:fs";
-import { Agent, request } from "node:https";
 import { performance } from "node:perf_hooks";
+import { loopbackPoster } from "./loopback-https.js";
 
 const [port, caFile, bodyBytes, warm, items, file] = process.argv.slice(2);
 const count = Number(items);
-const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: readFileSync(caFile!, "utf8") });
+const receiver = loopbackPoster(Number(port), caFile!);
 const body = JSON.stringify({ bare: true, pad: "x".repeat(Math.max(0, Number(bodyBytes) - 24)) });
-const post = () =>
-  new Promise<void>((resolve, reject) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port: Number(port),
-        method: "POST",
-        path: "/hook",
-        agent,
-        headers: { "content-type": "application/json" },
-      },
-      (res) => {
-        res.resume();
-        res.on("end", resolve);
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
+const post = () => receiver.post({ "content-type": "application/json" }, body);
 
 for (let i = 0; i < Number(warm); i++) await post();
 const bareStart = performance.now();
@@ -52,5 +33,5 @@ for (let i = 0; i < count; i++) {
 const durablePosts = count / ((performance.now() - durableStart) / 1000);
 const used = process.cpuUsage(cpuBefore);
 db.close();
-agent.destroy();
+receiver.close();
 console.log(JSON.stringify({ barePosts, durablePosts, cpuPerDurablePost: (used.user + used.system) / 1000 / count }));
