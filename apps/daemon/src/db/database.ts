@@ -23,7 +23,7 @@ import type { CollectiveRequestsTable, CollectiveOperationsTable } from "../coll
 import type {
   WebhookSubscriptionsTable,
   WebhookOccurrencesTable,
-  WebhookAttemptsTable,
+  WebhookAttemptMinutesTable,
 } from "../webhooks/webhooks.table.js";
 
 export interface DaemonDatabase {
@@ -42,7 +42,7 @@ export interface DaemonDatabase {
   trusted_agents: TrustedAgentsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_occurrences: WebhookOccurrencesTable;
-  webhook_attempts: WebhookAttemptsTable;
+  webhook_attempt_minutes: WebhookAttemptMinutesTable;
 }
 
 export type Db = Kysely<DaemonDatabase>;
@@ -109,6 +109,15 @@ export async function openDaemonStore(file: string, options: DaemonStoreOptions 
  */
 export function startDurable(db: Db): void {
   syncs.get(db)?.start();
+}
+
+/**
+ * Syncs the durable commits made so far on `db` now, on the loop, when fsyncs run there (else it
+ * only starts the sync): for a caller that will await `durable()` at once and has nothing for the
+ * rest of its turn to share the fsync with (the webhook engine's one delivery in flight).
+ */
+export function syncDurableNow(db: Db): void {
+  syncs.get(db)?.syncNow();
 }
 
 /**

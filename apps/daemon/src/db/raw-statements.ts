@@ -70,7 +70,11 @@ export class RawStatements {
     if (this.sqlite.inTransaction) throw new Error("a transaction is already open on this connection");
     let wrote = false;
     const held: HeldStatements = {
-      all: <Row>(sql: string, parameters: readonly unknown[]) => this.statement(sql).all(...parameters) as Row[],
+      all: <Row>(sql: string, parameters: readonly unknown[]) => {
+        const statement = this.statement(sql);
+        if (!statement.readonly) wrote = true; // … RETURNING
+        return statement.all(...parameters) as Row[];
+      },
       run: (sql, parameters) => {
         wrote = true;
         return this.statement(sql).run(...parameters).changes;
@@ -98,9 +102,14 @@ export class RawStatements {
     };
   }
 
-  /** Rows of a read. */
+  /** Rows of a read, or of a write's RETURNING clause. */
   all<Row>(db: Handle, sql: string, parameters: readonly unknown[]): Row[] | Promise<Row[]> {
-    if (this.now(db)) return this.statement(sql).all(...parameters) as Row[];
+    if (this.now(db)) {
+      const statement = this.statement(sql);
+      const rows = statement.all(...parameters) as Row[];
+      if (!statement.readonly) this.wrote(db);
+      return rows;
+    }
     return db.executeQuery<Row>(CompiledQuery.raw(sql, [...parameters])).then((result) => [...result.rows]);
   }
 
@@ -112,8 +121,13 @@ export class RawStatements {
         .then((result) => Number(result.numAffectedRows ?? 0n));
     }
     const changes = this.statement(sql).run(...parameters).changes;
+    this.wrote(db);
+    return changes;
+  }
+
+  /** Counts a write made at once: toward its transaction's commit, or as its own durable commit. */
+  private wrote(db: Handle): void {
     if (db.isTransaction) this.sync.transactionWrote = true;
     else this.sync.committedOne(true);
-    return changes;
   }
 }

@@ -7,7 +7,9 @@ import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 
 export interface Window {
+  /** A multiple of `intervalMs`. */
   readonly from: number;
+  /** Whole minutes: webhook attempts are kept counted by the minute. */
   readonly intervalMs: number;
 }
 
@@ -143,10 +145,10 @@ export interface AttemptRow {
 export async function countAttempts(db: Db, window: Window): Promise<AttemptRow[]> {
   const { rows } = await sql<AttemptRow>`
     SELECT subscription_id AS subscriptionId,
-      CAST((at - ${window.from}) / ${window.intervalMs} AS INTEGER) AS bucket,
-      sum(outcome = 'delivered') AS delivered, sum(outcome <> 'delivered') AS failed,
-      sum(retry) AS retries, avg(latency_ms) AS meanMs
-    FROM webhook_attempts WHERE at >= ${window.from}
+      CAST((minute - ${window.from}) / ${window.intervalMs} AS INTEGER) AS bucket,
+      sum(delivered) AS delivered, sum(failed) AS failed, sum(retries) AS retries,
+      CAST(sum(latency_ms) AS REAL) / sum(delivered + failed) AS meanMs
+    FROM webhook_attempt_minutes WHERE minute >= ${window.from}
     GROUP BY subscriptionId, bucket`.execute(db);
   return rows;
 }
@@ -168,7 +170,7 @@ export async function subscriptionHealth(db: Db, window: Window): Promise<Subscr
     SELECT id, event_name AS eventName, state, terminal_status AS terminalStatus,
       lease_expires_at AS leaseExpiresAt, failing_since AS failingSince, last_error AS lastError, delivered
     FROM webhook_subscriptions s
-    WHERE state <> 'revoked' OR EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.subscription_id = s.id AND a.at >= ${window.from})
+    WHERE state <> 'revoked' OR EXISTS (SELECT 1 FROM webhook_attempt_minutes a WHERE a.subscription_id = s.id AND a.minute >= ${window.from})
     ORDER BY created_at`.execute(db);
   return rows;
 }

@@ -76,12 +76,49 @@ function classify(error: unknown, timedOut: boolean): CallbackOutcome {
   return { kind: "failure", category: "connection_refused", detail };
 }
 
+/** A callback URL parsed and checked: the request options it dials with, or its refusal. */
+type Target =
+  | { readonly kind: "target"; readonly secure: boolean; readonly options: https.RequestOptions }
+  | Extract<CallbackOutcome, { readonly kind: "failure" }>;
+
+/** How many parsed URLs a client keeps (a daemon has a few registrations; more are parsed again). */
+const TARGETS_KEPT = 64;
+
+function parseTarget(
+  url: URL,
+  policy: AddressPolicy,
+  agents: { readonly http: http.Agent; readonly https: https.Agent },
+  lookup: LookupFunction,
+): Target {
+  const secure = url.protocol === "https:";
+  if (!secure && !(url.protocol === "http:" && policy.allowLocal)) {
+    return { kind: "failure", category: "connection_refused", detail: "scheme not allowed" };
+  }
+  const host = hostOf(url);
+  const literal = isIP(host) !== 0;
+  if (literal) {
+    const verdict = checkAddress(host, policy);
+    if (!verdict.ok) return { kind: "failure", category: "connection_refused", detail: `refused ${verdict.range}` };
+  }
+  const options: https.RequestOptions = {
+    method: "POST",
+    hostname: host,
+    port: url.port === "" ? undefined : Number(url.port),
+    path: `${url.pathname}${url.search}`,
+    agent: secure ? agents.https : agents.http,
+    ...(literal ? {} : { lookup }),
+    ...(secure && !literal ? { servername: host } : {}),
+  };
+  return { kind: "target", secure, options };
+}
+
 export class CallbackClient implements CallbackSender {
   private readonly lookup: LookupFunction;
   private readonly reuse: ConnectionReuse;
   private readonly agents: { readonly http: http.Agent; readonly https: https.Agent };
   /** When each socket was first seen, for the age limit. */
   private readonly born = new WeakMap<Duplex, number>();
+  private readonly targets = new Map<string, Target>();
 
   constructor(
     private readonly policy: AddressPolicy,
@@ -120,33 +157,25 @@ export class CallbackClient implements CallbackSender {
     };
   }
 
-  post(request: CallbackRequest): Promise<CallbackOutcome> {
-    const url = new URL(request.url);
-    const secure = url.protocol === "https:";
-    if (!secure && !(url.protocol === "http:" && this.policy.allowLocal)) {
-      return Promise.resolve({ kind: "failure", category: "connection_refused", detail: "scheme not allowed" });
-    }
-    const host = hostOf(url);
-    const literal = isIP(host) !== 0;
-    if (literal) {
-      const verdict = checkAddress(host, this.policy);
-      if (!verdict.ok) {
-        return Promise.resolve({ kind: "failure", category: "connection_refused", detail: `refused ${verdict.range}` });
-      }
-    }
-    if (request.signal?.aborted === true) return Promise.resolve({ kind: "cancelled" });
+  /** Where a URL sends, or why it may not: a pure function of the URL and the policy, so kept per URL. */
+  private targetOf(url: string): Target {
+    const kept = this.targets.get(url);
+    if (kept !== undefined) return kept;
+    if (this.targets.size >= TARGETS_KEPT) this.targets.clear();
+    const target = parseTarget(new URL(url), this.policy, this.agents, this.lookup);
+    this.targets.set(url, target);
+    return target;
+  }
 
+  post(request: CallbackRequest): Promise<CallbackOutcome> {
+    const target = this.targetOf(request.url);
+    if (target.kind === "failure") return Promise.resolve(target);
+    if (request.signal?.aborted === true) return Promise.resolve({ kind: "cancelled" });
     const options: https.RequestOptions = {
-      method: "POST",
-      hostname: host,
-      port: url.port === "" ? undefined : Number(url.port),
-      path: `${url.pathname}${url.search}`,
+      ...target.options,
       headers: { ...request.headers, "content-length": String(request.body.length) },
-      agent: secure ? this.agents.https : this.agents.http,
-      ...(literal ? {} : { lookup: this.lookup }),
-      ...(secure && !literal ? { servername: host } : {}),
     };
-    const transport = secure ? https : http;
+    const transport = target.secure ? https : http;
 
     return new Promise<CallbackOutcome>((resolve) => {
       // The deadline and the caller's signal each destroy the request in flight. (Not a composed

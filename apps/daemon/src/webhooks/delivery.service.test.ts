@@ -481,6 +481,25 @@ describe("WebhookDelivery", () => {
     expect(s.sender.attempts[0]!.body.length).toBeLessThan(1024);
   });
 
+  it("records no receipt for an attempt whose stored occurrence was cleared while it was in flight", async () => {
+    const s = await setup();
+    let release: (() => void) | undefined;
+    s.sender.reply = () =>
+      s.sender.attempts.length > 1
+        ? { kind: "response", status: 200 }
+        : new Promise((resolve) => (release = () => resolve({ kind: "response", status: 200 })));
+    const token = await s.inbox.admitNow({ item: item("cleared under the attempt") });
+    await until(() => release, "an attempt in flight");
+    await s.store.db.deleteFrom("webhook_occurrences").where("subscription_id", "=", s.id).execute();
+    release!();
+    // The retiring commit rolls back whole; the item is offered again and retired by the second 2xx.
+    await until(async () => ((await s.inbox.find(token))?.state === "acknowledged" ? true : undefined), "a retire");
+    expect(s.sender.attempts).toHaveLength(2);
+    expect(await findSubscription(s.store.db, s.id)).toMatchObject({ delivered: 1, attempts: 0 });
+    const minutes = await s.store.db.selectFrom("webhook_attempt_minutes").selectAll().execute();
+    expect(minutes.reduce((sum, row) => sum + row.delivered, 0)).toBe(1);
+  });
+
   it("leaves the item pending when the registration is revoked during an attempt", async () => {
     const s = await setup();
     let release: (() => void) | undefined;

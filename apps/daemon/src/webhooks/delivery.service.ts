@@ -9,7 +9,7 @@
  * rows back.
  */
 import type { Logger } from "pino";
-import { heldTransaction, type DaemonStore } from "../db/database.js";
+import { heldTransaction, syncDurableNow, type DaemonStore } from "../db/database.js";
 import { RawStatements } from "../db/raw-statements.js";
 import type { Inbox } from "../inbox/inbox.service.js";
 import type { InboxRow } from "../inbox/inbox.store.js";
@@ -26,12 +26,11 @@ import {
   countFailure,
   discardSettledOccurrences,
   findOccurrence,
-  insertAttempt,
+  countAttempt,
   insertOccurrence,
-  recordReceipt,
+  recordReceiptHeld,
   retainedSubscriptions,
   scheduleRetry,
-  subscriptionStateHeld,
   type OccurrenceRow,
   type SubscriptionRow,
 } from "./webhooks.store.js";
@@ -66,6 +65,9 @@ function occurrenceOf(subscriptionId: string, row: InboxRow, at: number): Occurr
   const { eventId, body } = buildOccurrence(row);
   return { subscriptionId, token: row.token, eventId, body, createdAt: at };
 }
+
+/** Thrown inside a retiring commit to roll it back: its occurrence is no longer the stored one. */
+class StaleOccurrence extends Error {}
 
 /** A status after which the receiver must not see this item again (seed 000). */
 const TERMINAL_STATUSES: ReadonlySet<number> = new Set([410, 413]);
@@ -284,12 +286,12 @@ export class WebhookDelivery {
     // One synchronous transaction of prepared statements (the hot path of a delivery).
     const retired = await heldTransaction(this.deps.store.db, "durable", (held) => {
       // Revoked meanwhile: the item stays pending for read_inbox or a later consumer.
-      const stored = subscriptionStateHeld(held, id);
-      if (stored === undefined || stored.state === "revoked") return undefined;
-      if (!clearOccurrenceHeld(held, id, occurrence.eventId)) return undefined;
+      const stored = recordReceiptHeld(held, id, at);
+      if (stored === undefined) return undefined;
+      // The occurrence was replaced or cleared meanwhile: the receipt is rolled back.
+      if (!clearOccurrenceHeld(held, id, occurrence.eventId)) throw new StaleOccurrence(occurrence.eventId);
       this.deps.inbox.settleHeld(held, occurrence.token, "acknowledged", `webhook:${id}`, at);
-      recordReceipt(held, id, at);
-      insertAttempt(held, { ...attempt, outcome: "delivered", category: null });
+      countAttempt(held, { ...attempt, outcome: "delivered" });
       // The next item's occurrence rides on this commit, so the next step starts from it.
       const next = this.deps.inbox.oldestPendingHeld(held);
       const settlements = this.deps.inbox.settlements;
@@ -301,10 +303,14 @@ export class WebhookDelivery {
         stored.sealedSecret === subscription.sealedSecret &&
         stored.leaseExpiresAt === subscription.leaseExpiresAt;
       return { upcoming: unchanged ? upcoming : undefined, settlements };
+    }).catch((error: unknown) => {
+      if (error instanceof StaleOccurrence) return undefined;
+      throw error;
     });
     if (retired === undefined) return;
     // The retirement is on disk before the next item goes out: after a power cut an item delivered
-    // later never finds an earlier one pending again.
+    // later never finds an earlier one pending again. Synced in this turn: the next delivery waits on it.
+    syncDurableNow(this.deps.store.db);
     await this.deps.store.durable();
     this.deps.metrics?.webhookAttempted("delivered", attempt.retry);
     this.deps.metrics?.acknowledged();
@@ -346,7 +352,7 @@ export class WebhookDelivery {
         await scheduleRetry(trx, subscriptionId, { nextAttemptAt: at + delay });
       }
       const outcome = suspended ? "suspended" : "failed";
-      insertAttempt(RawStatements.of(trx).within(trx), { ...attempt, outcome });
+      countAttempt(RawStatements.of(trx).within(trx), { ...attempt, outcome });
       return outcome;
     });
     if (outcome !== undefined) this.deps.metrics?.webhookAttempted(outcome, attempt.retry);

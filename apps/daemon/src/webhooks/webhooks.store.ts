@@ -97,23 +97,6 @@ export async function findSubscription(db: DbOrTrx, id: string): Promise<Subscri
   return row === undefined ? undefined : toSubscription(row);
 }
 
-/**
- * What a delivery's retiring commit checks of its registration, inside a transaction the caller
- * holds: its state, and the two fields a refresh changes (the secret and the lease).
- */
-export function subscriptionStateHeld(
-  held: HeldStatements,
-  id: string,
-): Pick<SubscriptionRow, "state" | "sealedSecret" | "leaseExpiresAt"> | undefined {
-  const [row] = held.all<{ state: StoredState; secret: string; lease_expires_at: number }>(
-    "SELECT state, secret, lease_expires_at FROM webhook_subscriptions WHERE id = ?",
-    [id],
-  );
-  return row === undefined
-    ? undefined
-    : { state: row.state, sealedSecret: row.secret, leaseExpiresAt: row.lease_expires_at };
-}
-
 /** Every registration, newest first. */
 export async function listSubscriptions(db: DbOrTrx): Promise<SubscriptionRow[]> {
   const rows = await db.selectFrom("webhook_subscriptions").select(COLUMNS).orderBy("created_at", "desc").execute();
@@ -256,13 +239,26 @@ export async function scheduleRetry(
     .execute();
 }
 
-/** Records a 2xx receipt: the failure streak ends and the next item goes at once. */
-export function recordReceipt(held: HeldStatements, id: string, at: number): void {
-  held.run(
+/**
+ * Records a 2xx receipt inside a transaction the caller holds: the failure streak ends and the next
+ * item goes at once. Answers what the retiring commit checks of the registration (its state and the
+ * two fields a refresh changes, the secret and the lease), or undefined, writing nothing, once it
+ * is revoked or gone.
+ */
+export function recordReceiptHeld(
+  held: HeldStatements,
+  id: string,
+  at: number,
+): Pick<SubscriptionRow, "state" | "sealedSecret" | "leaseExpiresAt"> | undefined {
+  const [row] = held.all<{ state: StoredState; secret: string; lease_expires_at: number }>(
     "UPDATE webhook_subscriptions SET attempts = 0, failing_since = NULL, last_error = NULL, next_attempt_at = NULL, " +
-      "last_delivery_at = ?, delivered = delivered + 1, updated_at = ? WHERE id = ?",
+      "last_delivery_at = ?, delivered = delivered + 1, updated_at = ? WHERE id = ? AND state <> 'revoked' " +
+      "RETURNING state, secret, lease_expires_at",
     [at, at, id],
   );
+  return row === undefined
+    ? undefined
+    : { state: row.state, sealedSecret: row.secret, leaseExpiresAt: row.lease_expires_at };
 }
 
 function toOccurrence(row: {
@@ -340,17 +336,29 @@ export async function discardSettledOccurrences(db: DbOrTrx): Promise<number> {
 export interface AttemptRecord {
   readonly subscriptionId: string;
   readonly outcome: "delivered" | "failed" | "suspended";
-  readonly category: FailureCategory | null;
   readonly retry: boolean;
   readonly latencyMs: number;
   readonly at: number;
 }
 
-/** One delivery attempt's outcome for the Overview (no URL, status line or body). */
-export function insertAttempt(held: HeldStatements, attempt: AttemptRecord): void {
+const MINUTE_MS = 60_000;
+
+/** Counts one delivery attempt into its subscription's minute for the Overview (no URL, status or body). */
+export function countAttempt(held: HeldStatements, attempt: AttemptRecord): void {
+  const delivered = attempt.outcome === "delivered" ? 1 : 0;
   held.run(
-    "INSERT INTO webhook_attempts (subscription_id, outcome, category, retry, latency_ms, at) VALUES (?, ?, ?, ?, ?, ?)",
-    [attempt.subscriptionId, attempt.outcome, attempt.category, attempt.retry ? 1 : 0, attempt.latencyMs, attempt.at],
+    "INSERT INTO webhook_attempt_minutes (subscription_id, minute, delivered, failed, retries, latency_ms) " +
+      "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (subscription_id, minute) DO UPDATE SET " +
+      "delivered = delivered + excluded.delivered, failed = failed + excluded.failed, " +
+      "retries = retries + excluded.retries, latency_ms = latency_ms + excluded.latency_ms",
+    [
+      attempt.subscriptionId,
+      Math.floor(attempt.at / MINUTE_MS) * MINUTE_MS,
+      delivered,
+      1 - delivered,
+      attempt.retry ? 1 : 0,
+      attempt.latencyMs,
+    ],
   );
 }
 

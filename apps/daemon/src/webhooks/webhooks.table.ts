@@ -1,5 +1,4 @@
-/** The webhooks' tables: subscriptions, their pending callback occurrences and past attempts. */
-import type { Generated } from "kysely";
+/** The webhooks' tables: subscriptions, their pending callback occurrences and past attempts counted by the minute. */
 
 export interface WebhookSubscriptionsTable {
   /** "sub_" + hex SHA-256 of the canonical key (principal, url, event name, arguments). */
@@ -40,12 +39,15 @@ export interface WebhookOccurrencesTable {
   created_at: number;
 }
 
-export interface WebhookAttemptsTable {
-  id: Generated<number>;
+/** Webhook attempts counted per subscription and minute, for the Overview (migration 0008). */
+export interface WebhookAttemptMinutesTable {
   subscription_id: string;
-  outcome: string;
-  category: string | null;
-  retry: number;
+  /** The minute's start, in ms since the epoch. */
+  minute: number;
+  delivered: number;
+  /** Failed attempts, the one that suspended the registration included. */
+  failed: number;
+  retries: number;
+  /** The sum of every attempt's latency in the minute. */
   latency_ms: number;
-  at: number;
 }

@@ -7,6 +7,7 @@ import { migration0004 } from "./0004_firewall.js";
 import { migration0005 } from "./0005_observe.js";
 import { migration0006 } from "./0006_retire_settled_intents.js";
 import { migration0007 } from "./0007_intents_unindexed.js";
+import { migration0008 } from "./0008_webhook_attempt_minutes.js";
 
 export const daemonMigrations: Record<string, Migration> = {
   "0001_daemon": migration0001,
@@ -16,4 +17,5 @@ export const daemonMigrations: Record<string, Migration> = {
   "0005_observe": migration0005,
   "0006_retire_settled_intents": migration0006,
   "0007_intents_unindexed": migration0007,
+  "0008_webhook_attempt_minutes": migration0008,
 };
