@@ -38,13 +38,7 @@ export async function recoverCollectives(
 ): Promise<{ retired: number; lost: number; failed: number; completed: number }> {
   const { inbox } = deps;
   const outcome = await deps.store.db.transaction().execute(async (trx) => {
-    const requests = await trx
-      .selectFrom("inbox")
-      .select(["token", "item", "conv", "record_hash"])
-      .where("state", "=", "pending")
-      .where("kind", "=", "collectiveRequest")
-      .orderBy("id")
-      .execute();
+    const requests = await inbox.pendingRequestRowsIn(trx);
     let lost = 0;
     for (const row of requests) {
       const item = JSON.parse(row.item) as Extract<InboundItem, { kind: "collectiveRequest" }>;

@@ -34,6 +34,7 @@ import {
   maxInboxId,
   oldestPendingHeld,
   pendingRows,
+  pendingRequestRows,
   requestRowsIn,
   settleHeld,
   settleInboxRow,
@@ -257,6 +258,11 @@ export class Inbox {
   /** The id of the newest row: items admitted later have larger ids. */
   lastId(): Promise<number> {
     return maxInboxId(this.store.db);
+  }
+
+  /** Every pending collective request's row, oldest first, inside the caller's transaction. */
+  pendingRequestRowsIn(trx: DbOrTrx): ReturnType<typeof pendingRequestRows> {
+    return pendingRequestRows(trx);
   }
 
   /** Collective requests admitted into `conv` after the row `after` and not retired (read or not). */

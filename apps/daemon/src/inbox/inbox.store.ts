@@ -5,7 +5,7 @@
  */
 import { InboundItemSchema, LocalGuidanceSchema, type InboundItem, type LocalGuidance } from "@social-harness/protocol";
 import { prepared } from "@social-harness/sqlite";
-import { sql, type Kysely, type Selectable } from "kysely";
+import { sql, type Kysely, type Selectable, type SqlBool } from "kysely";
 import type { DaemonDatabase, DbOrTrx } from "../db/database.js";
 import type { InboxTable } from "./inbox.table.js";
 import { RawStatements, type HeldStatements } from "../db/raw-statements.js";
@@ -176,11 +176,18 @@ export async function maxInboxId(db: DbOrTrx): Promise<number> {
   return Number(rows[0]?.max ?? 0);
 }
 
+/**
+ * The condition of the partial index inbox_pending (migration 0010), written as a literal: SQLite
+ * uses a partial index only for a query whose WHERE names its condition, and a bound parameter
+ * does not.
+ */
+export const PENDING = sql<SqlBool>`state = 'pending'`;
+
 const selectPendingCount = prepared((db: Db) =>
   db
     .selectFrom("inbox")
     .select((eb) => eb.fn.countAll<number>().as("count"))
-    .where("state", "=", "pending"),
+    .where(PENDING),
 );
 
 export async function countPending(db: DbOrTrx): Promise<number> {
@@ -218,7 +225,7 @@ export function settleHeld(held: HeldStatements, token: string, state: Settled, 
 
 /** Owner listing: pending rows newest first, paged by id. */
 export async function listPendingRows(db: DbOrTrx, before: number | undefined, limit: number): Promise<InboxRow[]> {
-  let query = db.selectFrom("inbox").select(COLUMNS).where("state", "=", "pending");
+  let query = db.selectFrom("inbox").select(COLUMNS).where(PENDING);
   if (before !== undefined) query = query.where("id", "<", before);
   const rows = await query.orderBy("id", "desc").limit(limit).execute();
   return rows.map(toInboxRow);
@@ -233,6 +240,19 @@ const selectRequestsIn = prepared((db: Db, conv: string, after: number) =>
     .where("id", ">", after)
     .where("state", "in", ["pending", "acknowledged"]),
 );
+
+/** Every pending collective request, oldest first (restart recovery retires them). */
+export async function pendingRequestRows(
+  db: DbOrTrx,
+): Promise<{ token: string; item: string; conv: string | null; record_hash: string | null }[]> {
+  return db
+    .selectFrom("inbox")
+    .select(["token", "item", "conv", "record_hash"])
+    .where(PENDING)
+    .where("kind", "=", "collectiveRequest")
+    .orderBy("id")
+    .execute();
+}
 
 /** Collective requests admitted into `conv` after the row `after`, not retired. */
 export async function requestRowsIn(db: DbOrTrx, conv: string, after: number): Promise<{ id: number; item: string }[]> {

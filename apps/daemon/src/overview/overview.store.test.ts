@@ -1,12 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
-import { Migrator } from "kysely/migration";
 import { afterEach, describe, expect, it } from "vitest";
 import { heldTransaction, openDaemonStore, type DaemonStore } from "../db/database.js";
-import { daemonMigrations } from "../db/migrations/index.js";
 import { countAttempt, type AttemptRecord } from "../webhooks/webhooks.store.js";
 import { countAttempts } from "./overview.store.js";
 
@@ -66,47 +62,5 @@ describe("webhook attempts counted by the minute", () => {
       ]),
     );
     expect(byQuarter).toHaveLength(2);
-  });
-
-  it("folds the attempt rows of a database from before into their minutes when it migrates", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "sh-overview-"));
-    dirs.push(dir);
-    const file = path.join(dir, "daemon.db");
-    const before = Object.fromEntries(Object.entries(daemonMigrations).filter(([name]) => name < "0008"));
-    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(file) }) });
-    const { error } = await new Migrator({
-      db,
-      provider: { getMigrations: () => Promise.resolve(before) },
-    }).migrateToLatest();
-    expect(error).toBeUndefined();
-    await db
-      .insertInto("webhook_attempts")
-      .values(
-        attempts.map((a) => ({
-          subscription_id: a.subscriptionId,
-          outcome: a.outcome,
-          category: a.outcome === "delivered" ? null : "http_5xx",
-          retry: a.retry ? 1 : 0,
-          latency_ms: a.latencyMs,
-          at: a.at,
-        })),
-      )
-      .execute();
-    await db.destroy();
-
-    const store = await openDaemonStore(file);
-    stores.push(store);
-    const byMinute = await countAttempts(store.db, { from: T0 - MINUTE, intervalMs: MINUTE });
-    expect(byMinute).toEqual(
-      expect.arrayContaining([
-        { subscriptionId: "sub_a", bucket: 0, delivered: 1, failed: 0, retries: 0, meanMs: 999 },
-        { subscriptionId: "sub_a", bucket: 1, delivered: 1, failed: 1, retries: 1, meanMs: 200 },
-        { subscriptionId: "sub_a", bucket: 2, delivered: 1, failed: 0, retries: 1, meanMs: 50 },
-        { subscriptionId: "sub_b", bucket: 21, delivered: 0, failed: 1, retries: 1, meanMs: 40 },
-      ]),
-    );
-    expect(byMinute).toHaveLength(4);
-    const tables = store.sqlite.prepare("SELECT name FROM sqlite_master WHERE name = 'webhook_attempts'").all();
-    expect(tables).toEqual([]);
   });
 });

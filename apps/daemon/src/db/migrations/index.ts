@@ -8,6 +8,8 @@ import { migration0005 } from "./0005_observe.js";
 import { migration0006 } from "./0006_retire_settled_intents.js";
 import { migration0007 } from "./0007_intents_unindexed.js";
 import { migration0008 } from "./0008_webhook_attempt_minutes.js";
+import { migration0009 } from "./0009_occurrences_without_rowid.js";
+import { migration0010 } from "./0010_inbox_pending_partial.js";
 
 export const daemonMigrations: Record<string, Migration> = {
   "0001_daemon": migration0001,
@@ -18,4 +20,6 @@ export const daemonMigrations: Record<string, Migration> = {
   "0006_retire_settled_intents": migration0006,
   "0007_intents_unindexed": migration0007,
   "0008_webhook_attempt_minutes": migration0008,
+  "0009_occurrences_without_rowid": migration0009,
+  "0010_inbox_pending_partial": migration0010,
 };

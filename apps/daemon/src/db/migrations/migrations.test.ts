@@ -1,0 +1,104 @@
+/**
+ * Migrations that reshape tables keep what a database from before holds: a daemon's file is
+ * migrated at start-up, with whatever its earlier versions wrote in it.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
+import { Migrator } from "kysely/migration";
+import { afterEach, describe, expect, it } from "vitest";
+import { openDaemonStore, type DaemonStore } from "../database.js";
+import { daemonMigrations } from "./index.js";
+import { countPending } from "../../inbox/inbox.store.js";
+import { countAttempts } from "../../overview/overview.store.js";
+import { findOccurrence } from "../../webhooks/webhooks.store.js";
+
+const MINUTE = 60_000;
+const T0 = Math.floor(Date.UTC(2026, 11, 5, 2) / (120 * MINUTE)) * 120 * MINUTE;
+
+describe("the daemon's migrations from 0008 on", () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  /** A database migrated up to `last` only, written through `fill`, then opened at the latest migration. */
+  async function migratedFrom(last: string, fill: (db: Kysely<any>) => Promise<void>): Promise<DaemonStore> {
+    const dir = mkdtempSync(path.join(tmpdir(), "sh-migrate-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, "daemon.db");
+    const before = Object.fromEntries(Object.entries(daemonMigrations).filter(([name]) => name <= last));
+    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(file) }) });
+    const provider = { getMigrations: () => Promise.resolve(before) };
+    const { error } = await new Migrator({ db, provider }).migrateToLatest();
+    expect(error).toBeUndefined();
+    await fill(db);
+    await db.destroy();
+    const store = await openDaemonStore(file);
+    cleanups.push(() => store.close());
+    return store;
+  }
+
+  it("folds past webhook attempts into their subscriptions' minutes (0008)", async () => {
+    const rows = [
+      { subscription_id: "sub_a", outcome: "delivered", retry: 0, latency_ms: 999, at: T0 - 1 },
+      { subscription_id: "sub_a", outcome: "delivered", retry: 0, latency_ms: 100, at: T0 + 10_000 },
+      { subscription_id: "sub_a", outcome: "failed", retry: 1, latency_ms: 300, at: T0 + 50_000 },
+      { subscription_id: "sub_a", outcome: "delivered", retry: 1, latency_ms: 50, at: T0 + MINUTE + 5_000 },
+      { subscription_id: "sub_b", outcome: "suspended", retry: 1, latency_ms: 40, at: T0 + 20 * MINUTE },
+    ];
+    const store = await migratedFrom("0007", async (db) => {
+      const values = rows.map((row) => ({ ...row, category: row.outcome === "delivered" ? null : "http_5xx" }));
+      await db.insertInto("webhook_attempts").values(values).execute();
+    });
+    const byMinute = await countAttempts(store.db, { from: T0 - MINUTE, intervalMs: MINUTE });
+    expect(byMinute).toEqual(
+      expect.arrayContaining([
+        { subscriptionId: "sub_a", bucket: 0, delivered: 1, failed: 0, retries: 0, meanMs: 999 },
+        { subscriptionId: "sub_a", bucket: 1, delivered: 1, failed: 1, retries: 1, meanMs: 200 },
+        { subscriptionId: "sub_a", bucket: 2, delivered: 1, failed: 0, retries: 1, meanMs: 50 },
+        { subscriptionId: "sub_b", bucket: 21, delivered: 0, failed: 1, retries: 1, meanMs: 40 },
+      ]),
+    );
+    expect(byMinute).toHaveLength(4);
+    expect(store.sqlite.prepare("SELECT name FROM sqlite_master WHERE name = 'webhook_attempts'").all()).toEqual([]);
+  });
+
+  it("keeps stored occurrences and the pending set across their new keys and index (0009, 0010)", async () => {
+    const body = Buffer.from('{"eventId":"evt_x"}');
+    const store = await migratedFrom("0008", async (db) => {
+      await db
+        .insertInto("webhook_occurrences")
+        .values({ subscription_id: "sub_a", token: "dlv_x", event_id: "evt_x", body, created_at: T0 })
+        .execute();
+      await db
+        .insertInto("inbox")
+        .values(
+          ["pending", "acknowledged", "pending", "retired"].map((state, i) => ({
+            token: `dlv_${i}`,
+            kind: "multicast",
+            item: "{}",
+            size: 2,
+            conv: "direct:a,b",
+            state,
+            created_at: T0,
+          })),
+        )
+        .execute();
+    });
+    expect(await findOccurrence(store.db, "sub_a")).toEqual({
+      subscriptionId: "sub_a",
+      token: "dlv_x",
+      eventId: "evt_x",
+      body,
+      createdAt: T0,
+    });
+    expect(await countPending(store.db)).toBe(2);
+    const table = store.sqlite.prepare("SELECT sql FROM sqlite_master WHERE name = 'webhook_occurrences'").get() as {
+      sql: string;
+    };
+    expect(table.sql).toMatch(/WITHOUT ROWID/);
+  });
+});
