@@ -29,6 +29,7 @@ import {
   countAttempt,
   insertOccurrence,
   recordReceiptHeld,
+  subscriptionStateHeld,
   retainedSubscriptions,
   scheduleRetry,
   type OccurrenceRow,
@@ -65,9 +66,6 @@ function occurrenceOf(subscriptionId: string, row: InboxRow, at: number): Occurr
   const { eventId, body } = buildOccurrence(row);
   return { subscriptionId, token: row.token, eventId, body, createdAt: at };
 }
-
-/** Thrown inside a retiring commit to roll it back: its occurrence is no longer the stored one. */
-class StaleOccurrence extends Error {}
 
 /** A status after which the receiver must not see this item again (seed 000). */
 const TERMINAL_STATUSES: ReadonlySet<number> = new Set([410, 413]);
@@ -286,11 +284,12 @@ export class WebhookDelivery {
     // One synchronous transaction of prepared statements (the hot path of a delivery).
     const retired = await heldTransaction(this.deps.store.db, "durable", (held) => {
       // Revoked meanwhile: the item stays pending for read_inbox or a later consumer.
-      const stored = recordReceiptHeld(held, id, at);
-      if (stored === undefined) return undefined;
-      // The occurrence was replaced or cleared meanwhile: the receipt is rolled back.
-      if (!clearOccurrenceHeld(held, id, occurrence.eventId)) throw new StaleOccurrence(occurrence.eventId);
+      const stored = subscriptionStateHeld(held, id);
+      if (stored === undefined || stored.state === "revoked") return undefined;
+      // The occurrence was replaced or cleared meanwhile: nothing is settled.
+      if (!clearOccurrenceHeld(held, id, occurrence.eventId)) return undefined;
       this.deps.inbox.settleHeld(held, occurrence.token, "acknowledged", `webhook:${id}`, at);
+      recordReceiptHeld(held, id, at);
       countAttempt(held, { ...attempt, outcome: "delivered" });
       // The next item's occurrence rides on this commit, so the next step starts from it.
       const next = this.deps.inbox.oldestPendingHeld(held);
@@ -303,9 +302,6 @@ export class WebhookDelivery {
         stored.sealedSecret === subscription.sealedSecret &&
         stored.leaseExpiresAt === subscription.leaseExpiresAt;
       return { upcoming: unchanged ? upcoming : undefined, settlements };
-    }).catch((error: unknown) => {
-      if (error instanceof StaleOccurrence) return undefined;
-      throw error;
     });
     if (retired === undefined) return;
     // The retirement is on disk before the next item goes out: after a power cut an item delivered

@@ -240,25 +240,30 @@ export async function scheduleRetry(
 }
 
 /**
- * Records a 2xx receipt inside a transaction the caller holds: the failure streak ends and the next
- * item goes at once. Answers what the retiring commit checks of the registration (its state and the
- * two fields a refresh changes, the secret and the lease), or undefined, writing nothing, once it
- * is revoked or gone.
+ * What a delivery's retiring commit checks of its registration, inside a transaction the caller
+ * holds: its state, and the two fields a refresh changes (the secret and the lease). (A SELECT and
+ * then the receipt's UPDATE cost less than one UPDATE … RETURNING, which fills a temporary table.)
  */
-export function recordReceiptHeld(
+export function subscriptionStateHeld(
   held: HeldStatements,
   id: string,
-  at: number,
 ): Pick<SubscriptionRow, "state" | "sealedSecret" | "leaseExpiresAt"> | undefined {
   const [row] = held.all<{ state: StoredState; secret: string; lease_expires_at: number }>(
-    "UPDATE webhook_subscriptions SET attempts = 0, failing_since = NULL, last_error = NULL, next_attempt_at = NULL, " +
-      "last_delivery_at = ?, delivered = delivered + 1, updated_at = ? WHERE id = ? AND state <> 'revoked' " +
-      "RETURNING state, secret, lease_expires_at",
-    [at, at, id],
+    "SELECT state, secret, lease_expires_at FROM webhook_subscriptions WHERE id = ?",
+    [id],
   );
   return row === undefined
     ? undefined
     : { state: row.state, sealedSecret: row.secret, leaseExpiresAt: row.lease_expires_at };
+}
+
+/** Records a 2xx receipt inside a transaction the caller holds: the failure streak ends and the next item goes at once. */
+export function recordReceiptHeld(held: HeldStatements, id: string, at: number): void {
+  held.run(
+    "UPDATE webhook_subscriptions SET attempts = 0, failing_since = NULL, last_error = NULL, next_attempt_at = NULL, " +
+      "last_delivery_at = ?, delivered = delivered + 1, updated_at = ? WHERE id = ?",
+    [at, at, id],
+  );
 }
 
 function toOccurrence(row: {
