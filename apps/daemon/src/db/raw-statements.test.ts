@@ -50,6 +50,19 @@ describe("transactions of prepared statements", () => {
     await store.durable();
   });
 
+  it("counts a write read through all() (… RETURNING) as a write, in a transaction and on its own", async () => {
+    const raw = RawStatements.of(store.db);
+    const sync = (raw as unknown as { sync: { committed: number } }).sync;
+    const before = sync.committed;
+    const insert = "INSERT INTO t (v) VALUES (?) RETURNING v";
+    expect(raw.transactNow(true, (held) => held.all(insert, [3]))).toEqual([{ v: 3 }]);
+    expect(sync.committed).toBe(before + 1);
+    expect(raw.all(store.db, insert, [4])).toEqual([{ v: 4 }]);
+    expect(sync.committed).toBe(before + 2);
+    await store.durable();
+    expect(values()).toEqual([3, 4]);
+  });
+
   it("refuses to begin inside an open transaction, and heldTransaction then waits its turn", async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
