@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { eventually } from "../../harness/mcp.js";
 import { Network, readAll, waitFor, type InboxItem } from "../../harness/network.js";
 import { AFTER_TOOL_TEXT, FakeModel } from "./fake-model.js";
@@ -53,6 +53,19 @@ describe("the real OpenClaw gateway with the social-harness plugin", () => {
     await net?.close();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
+
+  // A failure names what the gateway printed and what the model was asked, which is all there is
+  // to tell a turn OpenClaw never started from one that called the tool and failed.
+  beforeEach(({ onTestFailed }) => {
+    const logFrom = gateway.log().length;
+    const asked = model.requests.length;
+    onTestFailed(() => {
+      console.error(
+        `the gateway's log during the test:\n${gateway.log().slice(logFrom).slice(-8000)}\n` +
+          `the model's requests during the test:\n${JSON.stringify(model.requests.slice(asked), null, 1).slice(-8000)}`,
+      );
+    });
+  });
 
   /**
    * Waits until the model has been asked about `marker`: bob's inbox is empty both before the item
