@@ -2,7 +2,7 @@ import { encode, type EncodeOptions } from "cborg";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeCanonical } from "./cbor.js";
-import { writeCanonical } from "./cbor-write.js";
+import { Preencoded, writeCanonical } from "./cbor-write.js";
 
 /** cborg as encodeCanonical calls it, without the refusals (the one-pass writer never sees those values). */
 const CBORG: EncodeOptions = {};
@@ -63,6 +63,18 @@ describe("the one-pass canonical writer", () => {
     const big = writeCanonical({ b: new Uint8Array(100_000).fill(7) })!;
     expect(Buffer.from(first).toString("hex")).toBe("a161616178"); // {"a": "x"}
     expect(big.byteLength).toBe(100_000 + 1 + 2 + 5);
+  });
+
+  it("writes pre-encoded bytes in place of their value, as they are", () => {
+    fc.assert(
+      fc.property(shaped, shaped, (outer, inner) => {
+        const expected = writeCanonical({ outer, inner });
+        if (expected === undefined) return;
+        const spliced = writeCanonical({ outer, inner: new Preencoded(writeCanonical(inner)!) });
+        expect(Buffer.from(spliced!).toString("hex")).toBe(Buffer.from(expected).toString("hex"));
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it("leaves a re-entrant write (a getter that encodes) to cborg, with the same bytes", () => {

@@ -12,6 +12,14 @@ const INITIAL = 16 * 1024;
 class Unsupported extends Error {}
 const UNSUPPORTED = new Unsupported();
 
+/**
+ * Bytes that are already the canonical encoding of a value, written in its place as they are: a
+ * bound intent's content inside the record that carries it. The caller vouches for the bytes.
+ */
+export class Preencoded {
+  constructor(readonly bytes: Uint8Array) {}
+}
+
 /** One writer per process: encoding is synchronous, so it is never used by two callers at once. */
 let scratch = Buffer.allocUnsafeSlow(INITIAL);
 let at = 0;
@@ -89,6 +97,12 @@ function value(v: unknown, depth: number): void {
   if (v === null) {
     room(1);
     scratch[at++] = 0xf6;
+    return;
+  }
+  if (v instanceof Preencoded) {
+    room(v.bytes.byteLength);
+    scratch.set(v.bytes, at);
+    at += v.bytes.byteLength;
     return;
   }
   if (v instanceof Uint8Array) {

@@ -114,18 +114,24 @@ export function readContent(content: unknown): ContentRead {
   return { ok: true, message, collective };
 }
 
-/** The canonical byte size of content, or a reason it cannot be certified. */
-export function checkContentSize(content: Content): { ok: true; bytes: number } | { ok: false; reason: string } {
-  let bytes: number;
+/**
+ * The canonical encoding of content and its size, or a reason it cannot be certified. A send keeps
+ * the encoding: it is what its intent binds and what its record carries.
+ */
+export function checkContentSize(
+  content: Content,
+): { ok: true; bytes: number; encoded: Uint8Array } | { ok: false; reason: string } {
+  let encoded: Uint8Array;
   try {
-    bytes = encodeCanonical(content).byteLength;
+    encoded = encodeCanonical(content);
   } catch (cause) {
     return { ok: false, reason: (cause as Error).message };
   }
+  const bytes = encoded.byteLength;
   if (bytes > MAX_CONTENT_BYTES) {
     return { ok: false, reason: `content is ${bytes} bytes; the limit is ${MAX_CONTENT_BYTES}` };
   }
-  return { ok: true, bytes };
+  return { ok: true, bytes, encoded };
 }
 
 /** The text of the first text part, or an empty string. */

@@ -222,6 +222,7 @@ export {
 export {
   actionMessage,
   encodeRecord,
+  encodeFieldsWithContent,
   fieldsOfDraft,
   readRecord,
   RECORD_DOMAIN,

@@ -6,6 +6,7 @@
  */
 import * as z from "zod";
 import { decodeCanonical, encodeCanonical } from "./cbor.js";
+import { Preencoded, writeCanonical } from "./cbor-write.js";
 import type { ContentPart } from "./content.js";
 import { isId, recordHashOf, type PostId, type RecordHash } from "./ids.js";
 import { isAgentName, membersOfConversation, type AgentName, type ConversationKey } from "./names.js";
@@ -46,6 +47,14 @@ export interface RecordDraft {
 /** Encodes a record draft as canonical CBOR. */
 export function encodeRecord(draft: RecordDraft): Uint8Array {
   return encodeCanonical(fieldsOfDraft(draft));
+}
+
+/**
+ * encodeCanonical(fields) when `contentBytes` is the canonical encoding of `fields.content` (as a
+ * strict decode of them proves): the content is copied, not encoded again.
+ */
+export function encodeFieldsWithContent(fields: RecordFields, contentBytes: Uint8Array): Uint8Array {
+  return writeCanonical({ ...fields, content: new Preencoded(contentBytes) }) ?? encodeCanonical(fields);
 }
 
 /**

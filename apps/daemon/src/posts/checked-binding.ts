@@ -22,13 +22,15 @@ export async function bindChecked(
     convs: readonly string[];
     postIds: readonly string[];
     content: Content;
+    /** The content's canonical bytes, when the caller has them (the send's size check). */
+    encoded?: Uint8Array | undefined;
     createdAt: number;
     subject: OutboundSubject | undefined;
     /** A capture the caller already made for the whole operation (a gather's members). */
     capture?: Capture;
   },
 ): Promise<CheckedBind> {
-  const encoded = encodeCanonical(input.content);
+  const encoded = input.encoded ?? encodeCanonical(input.content);
   const intents: IntentRow[] = input.convs.map((conv, i) => ({
     postId: input.postIds[i]!,
     conv,
@@ -81,11 +83,13 @@ export async function bindSend(
   postIds: readonly string[],
   content: Content,
   check: { subject: OutboundSubject | undefined; capture?: Capture | undefined },
+  encoded?: Uint8Array,
 ): Promise<{ intents: IntentRow[]; guidance: CheckedGuidance | undefined }> {
   const bound = await (deps.bindIntents ?? bindChecked)(deps.db, deps.sendCheck, {
     convs,
     postIds,
     content,
+    encoded,
     createdAt: deps.now(),
     subject: check.subject,
     ...(check.capture === undefined ? {} : { capture: check.capture }),

@@ -140,15 +140,15 @@ export class Posts {
     const { unknown } = await this.resolve(othersOf(this.deps.self, address));
     if (unknown.length > 0)
       throw new SendError("unknown-agent", `not registered: ${unknown.map((u) => u.name).join(", ")}`);
-    return this.post(address, content);
+    return this.post(address, content, size.encoded);
   }
 
   /**
    * Opens the conversation if needed, has the firewall check the send (when the policy checks
    * sends), binds and delivers. Address and members are checked by the caller.
    */
-  async post(address: CanonicalAddress, content: Content): Promise<PostReceipt> {
-    const { delivery, guidance } = await this.postChecked(address, content);
+  async post(address: CanonicalAddress, content: Content, encoded?: Uint8Array): Promise<PostReceipt> {
+    const { delivery, guidance } = await this.postChecked(address, content, encoded);
     const receipt = await delivery;
     return guidance === undefined ? receipt : { ...receipt, guidance };
   }
@@ -157,6 +157,8 @@ export class Posts {
   async postChecked(
     address: CanonicalAddress,
     content: Content,
+    /** The content's canonical bytes, when the caller has encoded it already. */
+    encoded?: Uint8Array,
   ): Promise<{ delivery: Promise<PostReceipt>; guidance?: CheckedGuidance }> {
     const conv = conversationOf(this.deps.self, address);
     const postId = mintId("post");
@@ -171,7 +173,7 @@ export class Posts {
     });
     if (address.kind === "group") await openGroup(this.opening, conv, address.members);
     const { intents, guidance } = await traced("bind", () =>
-      bindSend(this.binding, [conv], [postId], content, { subject, capture }),
+      bindSend(this.binding, [conv], [postId], content, { subject, capture }, encoded),
     );
     const delivery = this.deliver(intents[0]!);
     return guidance === undefined ? { delivery } : { delivery, guidance };

@@ -5,7 +5,7 @@
 import {
   actionMessage,
   decodeCanonical,
-  encodeCanonical,
+  encodeFieldsWithContent,
   fieldsOfDraft,
   recordHashOf,
   type Content,
@@ -36,7 +36,8 @@ export function proposalSigner(deps: ProposalSigning): (intent: IntentRow, prev:
       at: intent.createdAt,
       content: decoded.value as Content,
     });
-    const bytes = encodeCanonical(fields);
+    // The bound bytes decoded strictly, so they are the content's canonical encoding: copied in.
+    const bytes = encodeFieldsWithContent(fields, intent.content);
     const signature = deps.key.sign(actionMessage(bytes));
     const hash = recordHashOf(bytes);
     deps.verified?.signed(hash, signature);
