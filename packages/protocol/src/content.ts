@@ -115,12 +115,10 @@ export function readContent(content: unknown): ContentRead {
 }
 
 /**
- * The canonical encoding of content and its size, or a reason it cannot be certified. A send keeps
- * the encoding: it is what its intent binds and what its record carries.
+ * The canonical encoding of content, within the size limit, or a reason it cannot be certified. A
+ * send keeps the encoding: it is what its intent binds and what its record carries.
  */
-export function checkContentSize(
-  content: Content,
-): { ok: true; bytes: number; encoded: Uint8Array } | { ok: false; reason: string } {
+export function checkContentSize(content: Content): { ok: true; encoded: Uint8Array } | { ok: false; reason: string } {
   let encoded: Uint8Array;
   try {
     encoded = encodeCanonical(content);
@@ -131,7 +129,7 @@ export function checkContentSize(
   if (bytes > MAX_CONTENT_BYTES) {
     return { ok: false, reason: `content is ${bytes} bytes; the limit is ${MAX_CONTENT_BYTES}` };
   }
-  return { ok: true, bytes, encoded };
+  return { ok: true, encoded };
 }
 
 /** The text of the first text part, or an empty string. */

@@ -1,8 +1,8 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeCanonical } from "./cbor.js";
 import { signCertificate, verifyCertificate } from "./certificate.js";
 import { mintId, recordHashOf } from "./ids.js";
-import fc from "fast-check";
 import {
   encodeFieldsWithContent,
   encodeRecord,
