@@ -36,6 +36,12 @@ export function row(
   };
 }
 
+/** The element whose `by` is the median (the upper one of an even count). */
+export function medianBy<T>(values: readonly T[], by: (value: T) => number): T {
+  if (values.length === 0) throw new Error("no values");
+  return [...values].sort((a, b) => by(a) - by(b))[Math.floor(values.length / 2)]!;
+}
+
 export function printTable(title: string, rows: readonly Row[]): string {
   const header: Row = {
     measure: "measure",
