@@ -102,9 +102,18 @@ export function readContent(content: unknown): ContentRead {
     const type = (part as { type?: unknown } | null)?.type;
     if (type === "collective") {
       if (collective !== undefined) return { ok: false, reason: "the collective part is duplicated" };
+      const hot = hotCollectivePart(part as Record<string, unknown>);
+      if (hot !== undefined) {
+        collective = hot;
+        continue;
+      }
       const parsed = CollectivePartSchema.safeParse(part);
       if (!parsed.success) return { ok: false, reason: `malformed collective part: ${z.prettifyError(parsed.error)}` };
       collective = parsed.data;
+      continue;
+    }
+    if (type === "text" && typeof (part as { text?: unknown }).text === "string") {
+      message.push({ type: "text", text: (part as TextPart).text });
       continue;
     }
     const parsed = MessagePartSchema.safeParse(part);
@@ -112,6 +121,43 @@ export function readContent(content: unknown): ContentRead {
     message.push(parsed.data);
   }
   return { ok: true, message, collective };
+}
+
+/**
+ * The collective parts every member reads most, checked by hand: the multicast marker and an
+ * answer, built as their schemas would return them (unknown keys dropped). Anything else, or
+ * anything in doubt, is undefined and goes to the schemas, which also word the refusals. Every
+ * recipient reads every record's content, and a 32-member all_gather spent 7% of its daemons'
+ * CPU in zod here.
+ */
+function hotCollectivePart(part: Record<string, unknown>): CollectivePart | undefined {
+  if (part.op === "multicast") return { type: "collective", op: "multicast" };
+  if (part.op !== "answer" || typeof part.id !== "string" || !isId("collective", part.id)) return undefined;
+  const response = part.response as Record<string, unknown> | null;
+  if (typeof response !== "object" || response === null || Array.isArray(response)) return undefined;
+  if (response.action === "decline")
+    return { type: "collective", op: "answer", id: part.id, response: { action: "decline" } };
+  if (response.action !== "accept") return undefined;
+  const content = hotAnswerContent(response.content);
+  if (content === undefined) return undefined;
+  return { type: "collective", op: "answer", id: part.id, response: { action: "accept", content } };
+}
+
+/** AnswerContentSchema's reading of a plain map of strings, finite numbers, booleans and string lists. */
+function hotAnswerContent(value: unknown): AnswerContent | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return undefined;
+  const content: Record<string, AnswerContent[string]> = {};
+  for (const key of Object.keys(value)) {
+    if (key === "__proto__") return undefined;
+    const field = (value as Record<string, unknown>)[key];
+    if (typeof field === "string" || typeof field === "boolean") content[key] = field;
+    else if (typeof field === "number" && Number.isFinite(field)) content[key] = field;
+    else if (Array.isArray(field) && field.every((item) => typeof item === "string")) content[key] = [...field];
+    else return undefined;
+  }
+  return content;
 }
 
 /**

@@ -43,6 +43,8 @@ describe("hot link frames", () => {
       certificate: bytes(64, 3),
       traceparent,
     },
+    { t: "head-moved", id: 4, conv: "group:alice,bob,carol", head: hash, extra: 1 },
+    { t: "head-moved", id: 0, conv: "direct:alice,bob", head: null },
   ];
 
   it("decodes each to what the schema gives, unknown keys dropped", () => {
@@ -91,6 +93,9 @@ describe("hot link frames", () => {
       { ...router[0], signatures: [{ signer: "A!", signature: bytes(64, 2) }] },
       { ...router[1], record: "rec_short" },
       { ...router[2], traceparent: traceparent.toUpperCase() },
+      { ...router[3], head: "rec_short" },
+      { ...router[3], id: -1 },
+      { ...router[4], conv: 7 },
     ];
     for (const frame of badRouter) expect(decodeRouterFrame(encodeCanonical(frame)).ok).toBe(false);
   });

@@ -207,6 +207,13 @@ function hotRouterFrame(v: Record<string, unknown>): RouterFrame | undefined {
     if (!isId("record", record)) return undefined;
     return { t: "certified", id, conv, seq, record, certificate };
   }
+  // Members answering one gather at once race for the group's head: a 32-member all_gather met
+  // some 370 of these a round.
+  if (v.t === "head-moved") {
+    const { id, conv, head } = v;
+    if (!isCount(id, 0) || typeof conv !== "string" || !(head === null || isId("record", head))) return undefined;
+    return { t: "head-moved", id, conv, head };
+  }
   return undefined;
 }
 
