@@ -12,14 +12,15 @@ import pg from "pg";
 import { allGatherVersusGroupPost } from "./all-gather.js";
 import { printAnatomy, sendAnatomy } from "./anatomy.js";
 import { cpuPerOperation, printCosts, type OperationCost } from "./cpu.js";
-import { skeletonCertifyRate, skeletonCostPerPost } from "./skeleton-floor.js";
+import { skeletonCostPerPost } from "./skeleton-floor.js";
 import { callgrindMeter, callgrindWrap, cpuMeter } from "./meter.js";
 import { daemonMemory, postsPerSecond, readInboxP50, sendLatency } from "./daemons.js";
 import { httpAnswerP50, measureFloors, type Floors } from "./floors.js";
 import { ANCHOR_LOAD, jetStreamRate, startSyncedJetStream } from "./jetstream.js";
 import { BenchNetwork, WARMUP_CALLS, WARMUP_POSTS } from "./network.js";
 import { routerCertifyRate } from "./router-certify.js";
-import { mb, medianBy, ms, perSecond, printTable, row, us, type Row } from "./table.js";
+import { alternatedRounds, routerRows } from "./router-rounds.js";
+import { mb, ms, perSecond, printTable, row, us, type Row } from "./table.js";
 import { webhookRates, webhookRows } from "./webhooks.js";
 
 const POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
@@ -229,32 +230,13 @@ async function main(): Promise<void> {
       try {
         const load = { ...ANCHOR_LOAD, perPublisher: scale.perLink };
         const jsDefault = await jetStreamRate("127.0.0.1:4222", load);
-        // Alternated rounds of the anchor, ours and the platform floor (what a router doing only what
-        // the design requires reaches), each a whole load after its own warm-up. A row is the round
-        // whose ratio is the median: a burst of the shared VM's neighbours moves one round, not the row.
-        const rounds: { jsSynced: number; sqlite: number; skeleton: number }[] = [];
-        for (let round = 0; round < scale.routerRounds; round++) {
-          rounds.push({
-            jsSynced: await jetStreamRate(synced.url, load),
-            sqlite: await routerCertifyRate(net.routerUrl, { perSender: scale.perLink }),
-            skeleton: await skeletonCertifyRate(net.root, { perSender: scale.perLink }),
-          });
-        }
-        const againstAnchor = medianBy(rounds, (r) => r.sqlite / r.jsSynced);
-        const againstFloor = medianBy(rounds, (r) => r.sqlite / r.skeleton);
-        const floorAgainstAnchor = medianBy(rounds, (r) => r.skeleton / r.jsSynced);
-        const sqlite = againstAnchor.sqlite;
-        extraSections.push(
-          "\nRouter certifications/s, each alternated round (8 links × 1 in flight, 300 B; rows above: the median round)\n\n" +
-            rounds
-              .map(
-                (r, i) =>
-                  `round ${i + 1}: JetStream +S ${perSecond(r.jsSynced)}, ours ${perSecond(r.sqlite)}, ` +
-                  `skeleton ${perSecond(r.skeleton)}: ours ${(r.sqlite / r.jsSynced).toFixed(2)}× JetStream +S, ` +
-                  `${(r.sqlite / r.skeleton).toFixed(2)}× the skeleton\n`,
-              )
-              .join(""),
-        );
+        const rounds = await alternatedRounds({
+          rounds: scale.routerRounds,
+          load,
+          syncedUrl: synced.url,
+          routerUrl: net.routerUrl,
+          root: net.root,
+        });
         const postgres = await withPostgresSchema(async (url) => {
           const router = await net.startExtraRouter("router-pg", url);
           try {
@@ -263,34 +245,9 @@ async function main(): Promise<void> {
             await net.stop(router.process);
           }
         });
-        const note = "8 links × 1 in flight, 300 B";
-        const syncedAt = (value: number) => ({ name: "JetStream, store chattr +S (fsync per message)", value });
-        const syncedAnchor = syncedAt(againstAnchor.jsSynced);
-        const defaultAnchor = { name: "JetStream default (acks before fsync)", value: jsDefault };
-        rows.push(row(`router certifications/s, SQLite (${note})`, sqlite, perSecond, syncedAnchor, "≥ 2×"));
-        rows.push(row(`router certifications/s, SQLite (${note})`, sqlite, perSecond, defaultAnchor, "≥ 1×"));
-        const floor = { name: "platform floor (bench/skeleton.ts certifier, same load)", value: againstFloor.skeleton };
-        rows.push(
-          row(
-            `router certifications/s, SQLite (${note})`,
-            againstFloor.sqlite,
-            perSecond,
-            floor,
-            "the nearest achievable",
-          ),
-        );
-        rows.push(
-          row(
-            `platform floor (skeleton certifier, ${note})`,
-            floorAgainstAnchor.skeleton,
-            perSecond,
-            syncedAt(floorAgainstAnchor.jsSynced),
-            "(the floor against the anchor)",
-          ),
-        );
-        if (postgres !== undefined) {
-          rows.push(row(`router certifications/s, PostgreSQL (${note})`, postgres, perSecond, syncedAnchor, "≥ 2×"));
-        }
+        const section = routerRows(rounds, jsDefault, postgres);
+        rows.push(...section.rows);
+        extraSections.push(section.text);
       } finally {
         await synced.stop();
       }
