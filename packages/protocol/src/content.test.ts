@@ -41,6 +41,25 @@ const decoded = (content: readonly unknown[]): unknown[] => {
 };
 
 const id = mintId("post").replace("pst_", "col_");
+const recordHash = mintId("post").replace("pst_", "rec_");
+const nonce = "n".repeat(43);
+const requestedSchema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] };
+const request = (fields: Record<string, unknown> = {}) => ({
+  type: "collective",
+  op: "all_gather",
+  id,
+  nonce,
+  deadlineAt: 1_700_000_000,
+  requestedSchema,
+  ...fields,
+});
+const close = (answers: unknown, fields: Record<string, unknown> = {}) => ({
+  type: "collective",
+  op: "close",
+  id,
+  answers,
+  ...fields,
+});
 const answer = (response: unknown, extra: Record<string, unknown> = {}) => ({
   type: "collective",
   op: "answer",
@@ -67,6 +86,17 @@ describe("readContent", () => {
       { type: "data", value: { a: [1, null] } },
       { type: "text", text: "" },
     ],
+    [{ type: "text", text: "q?" }, request()],
+    [request({ op: "gather", extra: 1 })],
+    [
+      close(
+        [
+          { member: "alice", answer: recordHash, extra: 1 },
+          { member: "bob", answer: null },
+        ],
+        { more: true },
+      ),
+    ],
   ];
   const refused: unknown[][] = [
     [{ type: "text", text: 3 }],
@@ -84,6 +114,17 @@ describe("readContent", () => {
       { type: "collective", op: "multicast" },
     ],
     [{ type: "collective", op: "unknown" }],
+    [request({ nonce: "short" })],
+    [request({ deadlineAt: 0 })],
+    [request({ deadlineAt: 1.5 })],
+    [request({ requestedSchema: { type: "array" } })],
+    [request({ id: "col_x" })],
+    [close([])],
+    [close([{ member: "Alice!", answer: null }])],
+    [close([{ member: "alice", answer: "rec_short" }])],
+    [close([{ member: "alice" }])],
+    [close([null])],
+    [close({ member: "alice", answer: null })],
   ];
 
   it("reads each content as the schemas do, unknown keys dropped", () => {
@@ -110,7 +151,7 @@ describe("readContent", () => {
     }
   });
 
-  it("agrees with the schemas on arbitrary answers and text parts", () => {
+  it("agrees with the schemas on arbitrary answers, closes, requests and text parts", () => {
     const value = fc.oneof(
       fc.string(),
       fc.double(),
@@ -134,6 +175,26 @@ describe("readContent", () => {
       }),
       fc.record({ type: fc.constant("text"), text: fc.oneof(fc.string(), fc.integer()) }),
       fc.record({ type: fc.constant("collective"), op: fc.constantFrom("multicast", "answer", "close") }),
+      fc.record({
+        type: fc.constant("collective"),
+        op: fc.constantFrom("close", "gather"),
+        id: fc.constantFrom(id, "col_x"),
+        answers: fc.array(
+          fc.record({
+            member: fc.constantFrom("alice", "bob", "Bob", ""),
+            answer: fc.constantFrom(recordHash, null, "rec_x", 3),
+          }),
+          { maxLength: 3 },
+        ),
+      }),
+      fc.record({
+        type: fc.constant("collective"),
+        op: fc.constantFrom("gather", "all_gather", "close"),
+        id: fc.constantFrom(id, "col_x"),
+        nonce: fc.constantFrom(nonce, "x"),
+        deadlineAt: fc.oneof(fc.integer(), fc.double(), fc.constant(2 ** 60)),
+        requestedSchema: fc.constantFrom(requestedSchema, { type: "object", properties: {} }, null, "x"),
+      }),
     );
     fc.assert(
       fc.property(fc.array(part, { maxLength: 3 }), (content) => {
