@@ -8,6 +8,7 @@
 import { performance } from "node:perf_hooks";
 import { cpuMs } from "./meter.js";
 import { rawToolCall, type BenchNetwork, type Daemon } from "./network.js";
+import { median } from "./table.js";
 
 const SCHEMA = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] };
 
@@ -117,8 +118,6 @@ async function within<T>(ms: number, promise: Promise<T>): Promise<T> {
     clearTimeout(timer);
   }
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function allGatherVersusGroupPost(
   net: BenchNetwork,

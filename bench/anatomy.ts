@@ -13,6 +13,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readAnatomy, type AnatomyHop } from "@social-harness/protocol";
 import { BenchNetwork, rawToolCall, WARMUP_CALLS } from "./network.js";
+import { median } from "./table.js";
 
 const PAUSE_MS = Number(process.env.BENCH_ANATOMY_PAUSE ?? 60);
 
@@ -31,8 +32,6 @@ export interface Anatomy {
   /** Median client round trip of the measured posts. */
   readonly roundTrip: number;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function sendAnatomy(posts: number): Promise<Anatomy> {
   const dir = mkdtempSync(path.join(tmpdir(), "sh-anatomy-"));

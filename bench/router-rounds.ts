@@ -8,7 +8,7 @@
 import { jetStreamRate, type JetStreamLoad } from "./jetstream.js";
 import { routerCertifyRate } from "./router-certify.js";
 import { skeletonCertifyRate } from "./skeleton-floor.js";
-import { medianBy, perSecond, row, type Row } from "./table.js";
+import { medianBy, perSecond, ratio, row, type Row } from "./table.js";
 
 export interface RouterRound {
   readonly jsSynced: number;
@@ -78,8 +78,8 @@ export function routerRows(
       .map(
         (r, i) =>
           `round ${i + 1}: JetStream +S ${perSecond(r.jsSynced)}, ours ${perSecond(r.sqlite)}, ` +
-          `skeleton ${perSecond(r.skeleton)}: ours ${(r.sqlite / r.jsSynced).toFixed(2)}× JetStream +S, ` +
-          `${(r.sqlite / r.skeleton).toFixed(2)}× the skeleton\n`,
+          `skeleton ${perSecond(r.skeleton)}: ours ${ratio(r.sqlite, r.jsSynced)} JetStream +S, ` +
+          `${ratio(r.sqlite, r.skeleton)} the skeleton\n`,
       )
       .join("");
   return { rows, text };

@@ -42,6 +42,9 @@ export function medianBy<T>(values: readonly T[], by: (value: T) => number): T {
   return [...values].sort((a, b) => by(a) - by(b))[Math.floor(values.length / 2)]!;
 }
 
+/** The median of numbers (the upper one of an even count). */
+export const median = (values: readonly number[]): number => medianBy(values, (value) => value);
+
 export function printTable(title: string, rows: readonly Row[]): string {
   const header: Row = {
     measure: "measure",

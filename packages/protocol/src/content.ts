@@ -136,14 +136,18 @@ function hotCollectivePart(part: Record<string, unknown>): CollectivePart | unde
   if (typeof id !== "string" || !isId("collective", id)) return undefined;
   if (op === "close") return hotClose(id, part.answers);
   if (op === "gather" || op === "all_gather") return hotRequest(op, id, part);
-  if (op !== "answer") return undefined;
-  const response = part.response as Record<string, unknown> | null;
+  if (op === "answer") return hotAnswer(id, part.response);
+  return undefined;
+}
+
+/** AnswerPartSchema's reading: a decline, or an accept with its content. */
+function hotAnswer(id: string, response: unknown): AnswerPart | undefined {
   if (typeof response !== "object" || response === null || Array.isArray(response)) return undefined;
-  if (response.action === "decline") return { type: "collective", op: "answer", id, response: { action: "decline" } };
-  if (response.action !== "accept") return undefined;
-  const content = hotAnswerContent(response.content);
-  if (content === undefined) return undefined;
-  return { type: "collective", op: "answer", id, response: { action: "accept", content } };
+  const { action } = response as Record<string, unknown>;
+  if (action === "decline") return { type: "collective", op: "answer", id, response: { action: "decline" } };
+  if (action !== "accept") return undefined;
+  const content = hotAnswerContent((response as Record<string, unknown>).content);
+  return content === undefined ? undefined : { type: "collective", op: "answer", id, response: { action, content } };
 }
 
 /** ClosePartSchema's reading: each member's counted answer by record hash, or null. */
