@@ -1,7 +1,7 @@
 /**
- * Figures through real daemons: sequential send latency over MCP, posts per second end to end with
- * 6 senders × 8 in flight, read_inbox from a plain fetch client, and the daemon's resident memory
- * idle and with 10^5 pending items.
+ * Figures through real daemons: sequential send latency over MCP and over plain fetch, posts per
+ * second end to end with 6 senders × 8 in flight, read_inbox from a plain fetch client, and the
+ * daemon's resident memory idle and with 10^5 pending items.
  */
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -17,8 +17,11 @@ import {
 } from "./network.js";
 
 export interface SendLatency {
+  /** Through the official MCP client (the goal rows). */
   readonly p50: number;
   readonly p99: number;
+  /** The same sends over plain fetch (rawToolCall), the client the skeleton's floor is timed with. */
+  readonly fetchP50: number;
 }
 
 export async function sendLatency(net: BenchNetwork, count: number): Promise<SendLatency> {
@@ -34,7 +37,13 @@ export async function sendLatency(net: BenchNetwork, count: number): Promise<Sen
     samples.push(performance.now() - start);
   }
   await client.close();
-  return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+  const overFetch: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    await rawToolCall(alice, "send_message", { to: "agent:bob", text: `fetched ${i}` });
+    overFetch.push(performance.now() - start);
+  }
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99), fetchP50: percentile(overFetch, 50) };
 }
 
 export interface Throughput {

@@ -1,6 +1,7 @@
 /**
  * Runs the platform floor (bench/skeleton.ts) as three processes and measures each one's CPU per
- * direct post, the same way the cpu section measures ours: /proc around a batch sent 8 in flight.
+ * direct post, the same way the cpu section measures ours: /proc around a batch sent 8 in flight,
+ * and the latency of its sequential sends (`skeletonSendLatency`), as the latency section times ours.
  * `skeletonCertifyRate` runs its certifier under the router section's load instead.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -11,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { WebSocket } from "ws";
 import { WARMUP_PER_LINK } from "./jetstream.js";
 import { cpuMs, quiet } from "./meter.js";
-import { postJson } from "./network.js";
+import { percentile, postJson } from "./network.js";
 import { CERTIFIED, frame, linkKey, PROPOSE, RECORD_PREV_BYTES } from "./skeleton-wire.js";
 
 const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "skeleton.js");
@@ -34,13 +35,22 @@ function start(args: string[]): Promise<{ child: ChildProcess; line: string }> {
 
 const TEXT = "x".repeat(300);
 
-export async function skeletonCostPerPost(
-  root: string,
-  load: { readonly warmup: number; readonly posts: number; readonly inFlight: number },
-): Promise<SkeletonCost> {
-  const { posts: count, inFlight } = load;
+/** The skeleton's three processes, running: the sender's URL and each one's pid. */
+interface SkeletonNetwork {
+  /** One post through the skeleton: its send_message call, answered once the record is stored. */
+  readonly post: () => Promise<unknown>;
+  /** router, recipient, sender. */
+  readonly pids: readonly number[];
+  close(): void;
+}
+
+async function skeletonNetwork(root: string, client: "http" | "fetch"): Promise<SkeletonNetwork> {
   const dir = mkdtempSync(path.join(root, "skeleton-"));
   const children: ChildProcess[] = [];
+  const close = () => {
+    for (const child of children) child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
     const router = await start(["router", dir]);
     children.push(router.child);
@@ -49,29 +59,52 @@ export async function skeletonCostPerPost(
     const sender = await start(["sender", dir, router.line]);
     children.push(sender.child);
     const url = `http://127.0.0.1:${sender.line}/`;
+    const headers = { accept: "application/json, text/event-stream" };
     let id = 0;
-    const post = async () => {
-      await postJson(
-        url,
-        { accept: "application/json, text/event-stream" },
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: id++,
-          method: "tools/call",
-          params: { name: "send_message", arguments: { to: "agent:b" }, text: TEXT },
-        }),
-      );
-    };
+    const body = () =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: id++,
+        method: "tools/call",
+        params: { name: "send_message", arguments: { to: "agent:b" }, text: TEXT },
+      });
+    // The latency row's client is fetch, as ours is measured over rawToolCall; the CPU rows' is
+    // node:http's kept connections, as before.
+    const post =
+      client === "http"
+        ? () => postJson(url, headers, body())
+        : async () =>
+            (
+              await fetch(url, {
+                method: "POST",
+                headers: { ...headers, "content-type": "application/json" },
+                body: body(),
+              })
+            ).json();
+    return { post, pids: children.map((c) => c.pid!), close };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
+
+export async function skeletonCostPerPost(
+  root: string,
+  load: { readonly warmup: number; readonly posts: number; readonly inFlight: number },
+): Promise<SkeletonCost> {
+  const { posts: count, inFlight } = load;
+  const net = await skeletonNetwork(root, "http");
+  try {
     const batch = async (n: number) => {
       let next = 0;
       await Promise.all(
         Array.from({ length: inFlight }, async () => {
-          while (next++ < n) await post();
+          while (next++ < n) await net.post();
         }),
       );
     };
     await batch(load.warmup); // warm up: the JIT, the pages of each database, as ours
-    const pids = children.map((c) => c.pid!);
+    const { pids } = net;
     await quiet(pids);
     const before = pids.map(cpuMs);
     const started = performance.now();
@@ -81,8 +114,30 @@ export async function skeletonCostPerPost(
     const used = pids.map((pid, i) => (cpuMs(pid) - before[i]!) / count);
     return { router: used[0]!, recipient: used[1]!, sender: used[2]!, rate: count / seconds };
   } finally {
-    for (const child of children) child.kill("SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
+    net.close();
+  }
+}
+
+/**
+ * The platform floor of a sequential send's latency: the skeleton's posts one after another over
+ * fetch, after the same warm-up as ours, each timed from the request to its answer read.
+ */
+export async function skeletonSendLatency(
+  root: string,
+  load: { readonly warmup: number; readonly samples: number },
+): Promise<{ p50: number; p99: number }> {
+  const net = await skeletonNetwork(root, "fetch");
+  try {
+    for (let i = 0; i < load.warmup; i++) await net.post();
+    const samples: number[] = [];
+    for (let i = 0; i < load.samples; i++) {
+      const started = performance.now();
+      await net.post();
+      samples.push(performance.now() - started);
+    }
+    return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+  } finally {
+    net.close();
   }
 }
 
