@@ -136,11 +136,13 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
     firewallWorkers: count("firewall-workers", 64),
   });
   if (faults !== undefined) log.warn({ faults }, "test fault points are armed");
+  // Asked before the ready line: a caller may signal the moment it reads it.
+  const stop = stopRequested();
   process.stdout.write(
     `${JSON.stringify({ ready: true, name: daemon.name, mcp: daemon.mcpUrl, trpc: daemon.trpcUrl, data: daemon.dataDir, ed25519: ed25519.name })}\n`,
   );
   log.info({ mcp: daemon.mcpUrl, ed25519: ed25519.name }, "daemon ready");
-  const signal = await stopRequested();
+  const signal = await stop;
   log.info({ signal }, "daemon stopping");
   await daemon.close().catch((error: unknown) => log.error({ err: error }, "daemon did not close cleanly"));
   await stopTracing().catch((error: unknown) => log.warn({ err: error }, "traces were not all exported"));

@@ -191,6 +191,8 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
       "           (a one-time login link; open it in your browser)",
       "",
     ];
+    // Asked before anything says the network is up: a caller may signal the moment it reads that.
+    const stop = stopRequested();
     process.stdout.write(lines.join("\n") + "\n");
     process.stdout.write(
       `${JSON.stringify({
@@ -208,7 +210,7 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
 
     await new Promise<void>((resolve) => {
       let stopping = false;
-      void stopRequested().then(() => {
+      void stop.then(() => {
         stopping = true;
         resolve();
       });

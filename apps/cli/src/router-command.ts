@@ -79,6 +79,8 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
     ed25519: ed25519.name,
     ...(router.metricsUrl === undefined ? {} : { metrics: router.metricsUrl }),
   };
+  // Asked before the ready line: a caller may signal the moment it reads it.
+  const stop = stopRequested();
   process.stdout.write(`${JSON.stringify(ready)}\n`);
   log.info(
     {
@@ -92,7 +94,7 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
   if (router.admission.mode === "open" && !isLoopbackHost(host)) {
     log.warn("admission is open: anyone who reaches this router may register any free name");
   }
-  const signal = await stopRequested();
+  const signal = await stop;
   log.info({ signal }, "router stopping");
   await router.close().catch((error: unknown) => log.error({ err: error }, "router did not close cleanly"));
   await stopTracing().catch((error: unknown) => log.warn({ err: error }, "traces were not all exported"));

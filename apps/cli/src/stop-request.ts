@@ -3,12 +3,22 @@
  * it (`npx social-harness …`), once the process that started it is gone. npm runs a bin through
  * `sh -c`, which dies on SIGTERM without passing it on, so the server would be left running with
  * a new parent; watching the parent makes a SIGTERM to npx stop the server as well.
+ *
+ * The starter is the parent this process had when it began, not the one it has when a server asks:
+ * a starter that dies while the server starts (or between its ready line and the question) has
+ * already handed the server to a new parent, which would otherwise be taken for the starter.
  */
 
 const PARENT_POLL_MS = 100;
 
-/** Resolves with what asked the server to stop: the signal's name, or `parent-exit`. */
-export function stopRequested(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+/** The process that started this one, read when the command line's modules load. */
+const STARTER = process.ppid;
+
+/**
+ * Resolves with what asked the server to stop: the signal's name, or `parent-exit`. Call it before
+ * the ready line, so a signal sent the moment a caller reads that line is already handled.
+ */
+export function stopRequested(env: NodeJS.ProcessEnv = process.env, starter: number = STARTER): Promise<string> {
   return new Promise((resolve) => {
     let watch: NodeJS.Timeout | undefined;
     const stop = (reason: string) => {
@@ -22,9 +32,9 @@ export function stopRequested(env: NodeJS.ProcessEnv = process.env): Promise<str
     process.once("SIGTERM", onTerm);
     process.once("SIGINT", onInt);
     if (env.npm_lifecycle_event !== undefined) {
-      const parent = process.ppid;
+      if (process.ppid !== starter) return stop("parent-exit");
       watch = setInterval(() => {
-        if (process.ppid !== parent) stop("parent-exit");
+        if (process.ppid !== starter) stop("parent-exit");
       }, PARENT_POLL_MS);
       watch.unref();
     }

@@ -4,7 +4,7 @@
  * the signal on, so the server must notice that its starter is gone. Real `npx` processes here.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -103,6 +103,29 @@ async function stopsOnSigterm(args: readonly string[], portOf: (ready: Record<st
   }
 }
 
+/**
+ * SIGTERM to npx while the server it started is still starting: once `file` exists the server's
+ * modules have loaded and it is opening its data, but it has printed nothing yet. It must still
+ * end, although its starter is gone before it could look for it.
+ */
+async function stopsWhileStarting(args: readonly string[], file: string) {
+  const { child, ready } = npx(args);
+  ready.catch(() => undefined);
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  let tree: number[] = [];
+  try {
+    await until(() => existsSync(file), `${file} to be created`);
+    tree = descendants(child.pid!);
+    expect(tree.length).toBeGreaterThan(0);
+    process.kill(child.pid!, "SIGTERM");
+    await exited;
+    await until(() => tree.every((pid) => !alive(pid)), "every process under npx to end");
+  } finally {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    for (const pid of tree.filter(alive)) process.kill(pid, "SIGKILL");
+  }
+}
+
 describe("npx social-harness under SIGTERM", () => {
   const dirs: string[] = [];
   const temp = (prefix: string) => {
@@ -132,6 +155,14 @@ describe("npx social-harness under SIGTERM", () => {
     await stopsOnSigterm(
       ["daemon", "--name", "npx-alice", "--router", routerUrl, "--data", temp("d"), "--listen", "127.0.0.1:0"],
       (ready) => Number(new URL(ready.mcp as string).port),
+    );
+  });
+
+  it("stops a daemon whose npx was stopped while the daemon was still starting", async () => {
+    const data = temp("starting");
+    await stopsWhileStarting(
+      ["daemon", "--name", "npx-bob", "--router", routerUrl, "--data", data, "--listen", "127.0.0.1:0"],
+      path.join(data, "daemon.db"),
     );
   });
 });
