@@ -15,7 +15,7 @@ import { anatomyFromEnvironment } from "./anatomy-switch.js";
 import { tracingFromEnvironment } from "./tracing-switch.js";
 import { countStatementsTo } from "./statement-counts.js";
 import { parseListen } from "./listen.js";
-import { stopRequested } from "./stop-request.js";
+import { announceReady } from "./stop-request.js";
 
 /** The daemon command's options, exactly as `parseArgs` reads them. */
 export const DAEMON_OPTIONS = {
@@ -136,9 +136,7 @@ export async function runDaemonCommand(argv: readonly string[]): Promise<void> {
     firewallWorkers: count("firewall-workers", 64),
   });
   if (faults !== undefined) log.warn({ faults }, "test fault points are armed");
-  // Asked before the ready line: a caller may signal the moment it reads it.
-  const stop = stopRequested();
-  process.stdout.write(
+  const stop = announceReady(
     `${JSON.stringify({ ready: true, name: daemon.name, mcp: daemon.mcpUrl, trpc: daemon.trpcUrl, data: daemon.dataDir, ed25519: ed25519.name })}\n`,
   );
   log.info({ mcp: daemon.mcpUrl, ed25519: ed25519.name }, "daemon ready");

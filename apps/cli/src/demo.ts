@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createRegistrationToken } from "@social-harness/router";
 import { demoDaemonArgs, startDemoTraffic, type DemoTraffic } from "./demo-traffic.js";
-import { stopRequested } from "./stop-request.js";
+import { announceReady } from "./stop-request.js";
 import { spawnServer, type ServerProcess } from "./spawn-server.js";
 
 const AGENTS = ["alice", "bob", "carol"] as const;
@@ -191,21 +191,20 @@ export async function runDemoCommand(argv: readonly string[]): Promise<void> {
       "           (a one-time login link; open it in your browser)",
       "",
     ];
-    // Asked before anything says the network is up: a caller may signal the moment it reads that.
-    const stop = stopRequested();
-    process.stdout.write(lines.join("\n") + "\n");
-    process.stdout.write(
-      `${JSON.stringify({
-        ready: true,
-        console: login,
-        router: routerUrl,
-        daemons: Object.fromEntries(
-          ready.map((line) => [
-            line.name as string,
-            { mcp: line.mcp, data: line.data, runtimeTokenFile: path.join(line.data as string, "runtime.token") },
-          ]),
-        ),
-      })}\n`,
+    const stop = announceReady(
+      lines.join("\n") +
+        "\n" +
+        `${JSON.stringify({
+          ready: true,
+          console: login,
+          router: routerUrl,
+          daemons: Object.fromEntries(
+            ready.map((line) => [
+              line.name as string,
+              { mcp: line.mcp, data: line.data, runtimeTokenFile: path.join(line.data as string, "runtime.token") },
+            ]),
+          ),
+        })}\n`,
     );
 
     await new Promise<void>((resolve) => {

@@ -18,7 +18,7 @@ import {
 import { anatomyFromEnvironment } from "./anatomy-switch.js";
 import { tracingFromEnvironment } from "./tracing-switch.js";
 import { parseListen } from "./listen.js";
-import { stopRequested } from "./stop-request.js";
+import { announceReady } from "./stop-request.js";
 
 /** The router command's options, exactly as `parseArgs` reads them. */
 export const ROUTER_OPTIONS = {
@@ -79,9 +79,7 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
     ed25519: ed25519.name,
     ...(router.metricsUrl === undefined ? {} : { metrics: router.metricsUrl }),
   };
-  // Asked before the ready line: a caller may signal the moment it reads it.
-  const stop = stopRequested();
-  process.stdout.write(`${JSON.stringify(ready)}\n`);
+  const stop = announceReady(`${JSON.stringify(ready)}\n`);
   log.info(
     {
       url: router.url,

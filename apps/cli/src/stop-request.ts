@@ -14,11 +14,8 @@ const PARENT_POLL_MS = 100;
 /** The process that started this one, read when the command line's modules load. */
 const STARTER = process.ppid;
 
-/**
- * Resolves with what asked the server to stop: the signal's name, or `parent-exit`. Call it before
- * the ready line, so a signal sent the moment a caller reads that line is already handled.
- */
-export function stopRequested(env: NodeJS.ProcessEnv = process.env, starter: number = STARTER): Promise<string> {
+/** Resolves with what asked the server to stop: the signal's name, or `parent-exit`. */
+function stopRequested(): Promise<string> {
   return new Promise((resolve) => {
     let watch: NodeJS.Timeout | undefined;
     const stop = (reason: string) => {
@@ -31,12 +28,22 @@ export function stopRequested(env: NodeJS.ProcessEnv = process.env, starter: num
     const onInt = () => stop("SIGINT");
     process.once("SIGTERM", onTerm);
     process.once("SIGINT", onInt);
-    if (env.npm_lifecycle_event !== undefined) {
-      if (process.ppid !== starter) return stop("parent-exit");
+    if (process.env.npm_lifecycle_event !== undefined) {
+      if (process.ppid !== STARTER) return stop("parent-exit");
       watch = setInterval(() => {
-        if (process.ppid !== starter) stop("parent-exit");
+        if (process.ppid !== STARTER) stop("parent-exit");
       }, PARENT_POLL_MS);
       watch.unref();
     }
   });
+}
+
+/**
+ * Writes a server's ready text to stdout and resolves once it is asked to stop. The stop request
+ * is made first, so a signal sent the moment a caller reads the ready text is already handled.
+ */
+export function announceReady(text: string): Promise<string> {
+  const stop = stopRequested();
+  process.stdout.write(text);
+  return stop;
 }
