@@ -22,6 +22,7 @@ export interface SendLatency {
   readonly p99: number;
   /** The same sends over plain fetch (rawToolCall), the client the skeleton's floor is timed with. */
   readonly fetchP50: number;
+  readonly fetchP99: number;
 }
 
 export async function sendLatency(net: BenchNetwork, count: number): Promise<SendLatency> {
@@ -43,7 +44,12 @@ export async function sendLatency(net: BenchNetwork, count: number): Promise<Sen
     await rawToolCall(alice, "send_message", { to: "agent:bob", text: `fetched ${i}` });
     overFetch.push(performance.now() - start);
   }
-  return { p50: percentile(samples, 50), p99: percentile(samples, 99), fetchP50: percentile(overFetch, 50) };
+  return {
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    fetchP50: percentile(overFetch, 50),
+    fetchP99: percentile(overFetch, 99),
+  };
 }
 
 export interface Throughput {

@@ -1,7 +1,7 @@
 /**
  * Runs the platform floor (bench/skeleton.ts) as three processes and measures each one's CPU per
  * direct post, the same way the cpu section measures ours: /proc around a batch sent 8 in flight,
- * and the latency of its sequential sends (`skeletonSendLatencyP50`), as the latency section times ours.
+ * and the latency of its sequential sends (`skeletonSendLatency`), as the latency section times ours.
  * `skeletonCertifyRate` runs its certifier under the router section's load instead.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -119,13 +119,14 @@ export async function skeletonCostPerPost(
 }
 
 /**
- * The platform floor of a sequential send's latency, its p50: the skeleton's posts one after
- * another over fetch, after the same warm-up as ours, each timed from the request to its answer read.
+ * The platform floor of a sequential send's latency, its p50 and p99: the skeleton's posts one
+ * after another over fetch, after the same warm-up as ours, each timed from the request to its
+ * answer read.
  */
-export async function skeletonSendLatencyP50(
+export async function skeletonSendLatency(
   root: string,
   load: { readonly warmup: number; readonly samples: number },
-): Promise<number> {
+): Promise<{ p50: number; p99: number }> {
   const net = await skeletonNetwork(root, "fetch");
   try {
     for (let i = 0; i < load.warmup; i++) await net.post();
@@ -135,7 +136,7 @@ export async function skeletonSendLatencyP50(
       await net.post();
       samples.push(performance.now() - started);
     }
-    return percentile(samples, 50);
+    return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
   } finally {
     net.close();
   }
