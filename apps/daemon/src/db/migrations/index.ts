@@ -10,6 +10,7 @@ import { migration0007 } from "./0007_intents_unindexed.js";
 import { migration0008 } from "./0008_webhook_attempt_minutes.js";
 import { migration0009 } from "./0009_occurrences_without_rowid.js";
 import { migration0010 } from "./0010_inbox_pending_partial.js";
+import { migration0011 } from "./0011_intents_without_rowid.js";
 
 export const daemonMigrations: Record<string, Migration> = {
   "0001_daemon": migration0001,
@@ -22,4 +23,5 @@ export const daemonMigrations: Record<string, Migration> = {
   "0008_webhook_attempt_minutes": migration0008,
   "0009_occurrences_without_rowid": migration0009,
   "0010_inbox_pending_partial": migration0010,
+  "0011_intents_without_rowid": migration0011,
 };

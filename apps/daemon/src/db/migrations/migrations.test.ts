@@ -14,6 +14,7 @@ import { daemonMigrations } from "./index.js";
 import { countPending } from "../../inbox/inbox.store.js";
 import { countAttempts } from "../../overview/overview.store.js";
 import { findOccurrence } from "../../webhooks/webhooks.store.js";
+import { boundIntents } from "../../posts/intents.store.js";
 
 const MINUTE = 60_000;
 const T0 = Math.floor(Date.UTC(2026, 11, 5, 2) / (120 * MINUTE)) * 120 * MINUTE;
@@ -100,5 +101,32 @@ describe("the daemon's migrations from 0008 on", () => {
       sql: string;
     };
     expect(table.sql).toMatch(/WITHOUT ROWID/);
+  });
+
+  it("keeps the bound intents, content and order, in their table without a rowid (0011)", async () => {
+    const intents = [
+      { post_id: "pst_b", conv: "direct:a,b", content: Buffer.from([0xa1, 1]), created_at: T0 + 1 },
+      { post_id: "pst_a", conv: "direct:a,c", content: Buffer.from([0xa1, 2]), created_at: T0 + 1 },
+      { post_id: "pst_c", conv: "direct:a,b", content: Buffer.from([0xa1, 3]), created_at: T0 },
+    ];
+    const store = await migratedFrom("0010", async (db) => {
+      await db
+        .insertInto("intents")
+        .values(intents.map((i) => ({ ...i, state: "bound" })))
+        .execute();
+    });
+    expect(await boundIntents(store.db)).toEqual(
+      ["pst_c", "pst_a", "pst_b"].map((postId) => {
+        const row = intents.find((i) => i.post_id === postId)!;
+        return { postId, conv: row.conv, content: new Uint8Array(row.content), createdAt: row.created_at };
+      }),
+    );
+    expect((await boundIntents(store.db, "direct:a,b")).map((i) => i.postId)).toEqual(["pst_c", "pst_b"]);
+    const table = store.sqlite.prepare("SELECT sql FROM sqlite_master WHERE name = 'intents'").get() as { sql: string };
+    expect(table.sql).toMatch(/WITHOUT ROWID/);
+    const indexes = store.sqlite.prepare(
+      "SELECT name FROM sqlite_master WHERE tbl_name = 'intents' AND type = 'index'",
+    );
+    expect(indexes.all()).toEqual([]);
   });
 });
