@@ -129,4 +129,38 @@ describe("the daemon's migrations from 0008 on", () => {
     );
     expect(indexes.all()).toEqual([]);
   });
+
+  it("leaves the database as it was when a migration fails half-way, and migrates it at the next start (0011)", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "sh-migrate-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, "daemon.db");
+    const before = Object.fromEntries(Object.entries(daemonMigrations).filter(([name]) => name <= "0010"));
+    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(file) }) });
+    const provider = { getMigrations: () => Promise.resolve(before) };
+    expect((await new Migrator({ db, provider }).migrateToLatest()).error).toBeUndefined();
+    // A rowid table lets a TEXT primary key be NULL; the keyed table refuses the row, so 0011
+    // fails after its new table was created and before the old one was dropped.
+    const intent = { conv: "direct:a,b", content: Buffer.from([0xa1]), state: "bound", created_at: T0 };
+    await db
+      .insertInto("intents")
+      .values([
+        { post_id: "pst_a", ...intent },
+        { post_id: null, ...intent },
+      ])
+      .execute();
+    await db.destroy();
+
+    await expect(openDaemonStore(file)).rejects.toThrow(/migration failed/);
+    const raw = new Database(file);
+    const tables = raw.prepare("SELECT name, sql FROM sqlite_master WHERE name LIKE 'intents%' AND type = 'table'");
+    expect(tables.all()).toEqual([{ name: "intents", sql: expect.not.stringMatching(/WITHOUT ROWID/) }]);
+    expect(raw.prepare("SELECT count(*) AS n FROM intents").get()).toEqual({ n: 2 });
+    expect(raw.prepare("SELECT name FROM kysely_migration WHERE name LIKE '0011%'").all()).toEqual([]);
+    raw.prepare("DELETE FROM intents WHERE post_id IS NULL").run();
+    raw.close();
+
+    const store = await openDaemonStore(file);
+    cleanups.push(() => store.close());
+    expect((await boundIntents(store.db)).map((i) => i.postId)).toEqual(["pst_a"]);
+  });
 });
