@@ -25,8 +25,8 @@ describe("the daemon's migrations from 0008 on", () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  /** A database migrated up to `last` only, written through `fill`, then opened at the latest migration. */
-  async function migratedFrom(last: string, fill: (db: Kysely<any>) => Promise<void>): Promise<DaemonStore> {
+  /** A database file migrated up to `last` only and written through `fill`. */
+  async function databaseAt(last: string, fill: (db: Kysely<any>) => Promise<void>): Promise<string> {
     const dir = mkdtempSync(path.join(tmpdir(), "sh-migrate-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const file = path.join(dir, "daemon.db");
@@ -37,7 +37,12 @@ describe("the daemon's migrations from 0008 on", () => {
     expect(error).toBeUndefined();
     await fill(db);
     await db.destroy();
-    const store = await openDaemonStore(file);
+    return file;
+  }
+
+  /** The same database, then opened at the latest migration. */
+  async function migratedFrom(last: string, fill: (db: Kysely<any>) => Promise<void>): Promise<DaemonStore> {
+    const store = await openDaemonStore(await databaseAt(last, fill));
     cleanups.push(() => store.close());
     return store;
   }
@@ -131,24 +136,18 @@ describe("the daemon's migrations from 0008 on", () => {
   });
 
   it("leaves the database as it was when a migration fails half-way, and migrates it at the next start (0011)", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "sh-migrate-"));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const file = path.join(dir, "daemon.db");
-    const before = Object.fromEntries(Object.entries(daemonMigrations).filter(([name]) => name <= "0010"));
-    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(file) }) });
-    const provider = { getMigrations: () => Promise.resolve(before) };
-    expect((await new Migrator({ db, provider }).migrateToLatest()).error).toBeUndefined();
     // A rowid table lets a TEXT primary key be NULL; the keyed table refuses the row, so 0011
     // fails after its new table was created and before the old one was dropped.
     const intent = { conv: "direct:a,b", content: Buffer.from([0xa1]), state: "bound", created_at: T0 };
-    await db
-      .insertInto("intents")
-      .values([
-        { post_id: "pst_a", ...intent },
-        { post_id: null, ...intent },
-      ])
-      .execute();
-    await db.destroy();
+    const file = await databaseAt("0010", async (db) => {
+      await db
+        .insertInto("intents")
+        .values([
+          { post_id: "pst_a", ...intent },
+          { post_id: null, ...intent },
+        ])
+        .execute();
+    });
 
     await expect(openDaemonStore(file)).rejects.toThrow(/migration failed/);
     const raw = new Database(file);
