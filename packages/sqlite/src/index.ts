@@ -13,3 +13,4 @@ export {
   type CommitPlace,
   type CommitPlacementOptions,
 } from "./commit-placement.js";
+export { TransactionalSqliteDialect } from "./transactional-ddl.js";

@@ -5,9 +5,14 @@
  * prepare statements on the same connection.
  */
 import Database from "better-sqlite3";
-import { Kysely, SqliteAdapter, SqliteDialect, type DialectAdapter, type Transaction } from "kysely";
+import { Kysely, type Transaction } from "kysely";
 import { Migrator } from "kysely/migration";
-import { withStatementCache, type CommitPlacementOptions, type StatementCounter } from "@social-harness/sqlite";
+import {
+  TransactionalSqliteDialect,
+  withStatementCache,
+  type CommitPlacementOptions,
+  type StatementCounter,
+} from "@social-harness/sqlite";
 import { daemonMigrations } from "./migrations/index.js";
 import { RawStatements, type HeldStatements } from "./raw-statements.js";
 import { TurnWrites } from "./turn-writes.js";
@@ -64,24 +69,6 @@ export interface DaemonStore {
 
 const syncs = new WeakMap<Db, WalSync>();
 
-/**
- * SQLite's DDL is transactional, and Kysely's adapter does not say so, so its migrator would run
- * each statement of a migration on its own: a crash between a table's copy and its rename would
- * leave a database the next start cannot migrate. Saying so makes the migrator run the pending
- * migrations and their records in one transaction: all of them happen, or none.
- */
-class TransactionalDdlAdapter extends SqliteAdapter {
-  override get supportsTransactionalDdl(): boolean {
-    return true;
-  }
-}
-
-class DaemonSqliteDialect extends SqliteDialect {
-  override createAdapter(): DialectAdapter {
-    return new TransactionalDdlAdapter();
-  }
-}
-
 export interface DaemonStoreOptions {
   readonly counter?: StatementCounter;
   /** Where the WAL's group fsyncs run (db/wal-sync.ts), and who is told when they move. */
@@ -98,7 +85,9 @@ export async function openDaemonStore(file: string, options: DaemonStoreOptions 
   sqlite.pragma("busy_timeout = 5000");
   const sync = new WalSync(`${file}-wal`, options.sync);
   const db = new Kysely<DaemonDatabase>({
-    dialect: new DaemonSqliteDialect({ database: countingCommits(withStatementCache(sqlite, counter), sqlite, sync) }),
+    dialect: new TransactionalSqliteDialect({
+      database: countingCommits(withStatementCache(sqlite, counter), sqlite, sync),
+    }),
   });
   syncs.set(db, sync);
   new RawStatements(sqlite, sync, counter).attach(db);

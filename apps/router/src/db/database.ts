@@ -4,11 +4,11 @@
  * certified record is on disk before its certificate leaves the router.
  */
 import Database from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect, type Generated } from "kysely";
+import { Kysely, PostgresDialect, type Generated } from "kysely";
 import { Migrator } from "kysely/migration";
 import pg from "pg";
 import { routerMigrations } from "./migrations/index.js";
-import { withStatementCache } from "@social-harness/sqlite";
+import { TransactionalSqliteDialect, withStatementCache } from "@social-harness/sqlite";
 
 export interface AgentsTable {
   name: string;
@@ -146,5 +146,7 @@ export function openSqliteConnection(file: string): Database.Database {
 /** The same connection under Kysely. */
 export function openSqlite(file: string): Kysely<RouterDatabase> {
   const sqlite = openSqliteConnection(file);
-  return new Kysely<RouterDatabase>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  return new Kysely<RouterDatabase>({
+    dialect: new TransactionalSqliteDialect({ database: withStatementCache(sqlite) }),
+  });
 }

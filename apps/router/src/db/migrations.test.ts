@@ -61,7 +61,7 @@ describe("migration 0003 on SQLite", () => {
       after.close();
     }
 
-    // Run again (a crash after its commit, before Kysely noted it): nothing changes.
+    // Run again on the rebuilt database: nothing changes.
     const again = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file) }) });
     try {
       await dropRecordsHashIndex("sqlite").up(again);

@@ -5,10 +5,9 @@
  * (records_by_author_post), the keys every read and the idempotent retry use; two positions cannot
  * hold the same bytes, since each record names the head before it.
  *
- * PostgreSQL drops the constraint inside the migration's transaction. SQLite cannot drop a
- * column's UNIQUE, so the table is rebuilt in one transaction of its own (Kysely runs SQLite
- * migrations outside one); a rerun after a crash between that commit and the migration's own
- * bookkeeping finds no index on hash and does nothing.
+ * PostgreSQL drops the constraint. SQLite cannot drop a column's UNIQUE, so the table is rebuilt;
+ * on both the migrator's transaction holds the migration and its record (on SQLite through
+ * TransactionalSqliteDialect), and a rerun finds no index on hash and does nothing.
  */
 import { sql, type Kysely } from "kysely";
 
@@ -33,27 +32,25 @@ export function dropRecordsHashIndex(dialect: "sqlite" | "postgres") {
         await sql`ALTER TABLE records DROP CONSTRAINT IF EXISTS records_hash_key`.execute(db);
         return;
       }
-      await db.transaction().execute(async (trx) => {
-        if (!(await hashIsIndexed(trx))) return;
-        await sql`CREATE TABLE records_rebuilt (
-          conv text NOT NULL,
-          seq integer NOT NULL,
-          hash text NOT NULL,
-          author text NOT NULL,
-          post_id text NOT NULL,
-          bytes blob NOT NULL,
-          signatures blob NOT NULL,
-          certificate blob NOT NULL,
-          committed_at bigint NOT NULL,
-          CONSTRAINT records_pk PRIMARY KEY (conv, seq)
-        )`.execute(trx);
-        await sql
-          .raw(`INSERT INTO records_rebuilt (${COLUMNS}) SELECT ${COLUMNS} FROM records ORDER BY rowid`)
-          .execute(trx);
-        await sql`DROP TABLE records`.execute(trx);
-        await sql`ALTER TABLE records_rebuilt RENAME TO records`.execute(trx);
-        await sql`CREATE UNIQUE INDEX records_by_author_post ON records (author, post_id)`.execute(trx);
-      });
+      if (!(await hashIsIndexed(db))) return;
+      await sql`CREATE TABLE records_rebuilt (
+        conv text NOT NULL,
+        seq integer NOT NULL,
+        hash text NOT NULL,
+        author text NOT NULL,
+        post_id text NOT NULL,
+        bytes blob NOT NULL,
+        signatures blob NOT NULL,
+        certificate blob NOT NULL,
+        committed_at bigint NOT NULL,
+        CONSTRAINT records_pk PRIMARY KEY (conv, seq)
+      )`.execute(db);
+      await sql
+        .raw(`INSERT INTO records_rebuilt (${COLUMNS}) SELECT ${COLUMNS} FROM records ORDER BY rowid`)
+        .execute(db);
+      await sql`DROP TABLE records`.execute(db);
+      await sql`ALTER TABLE records_rebuilt RENAME TO records`.execute(db);
+      await sql`CREATE UNIQUE INDEX records_by_author_post ON records (author, post_id)`.execute(db);
     },
   };
 }
