@@ -1,7 +1,7 @@
 /** Migrations under TransactionalSqliteDialect: the pending ones and their records commit together, or none does. */
 import Database from "better-sqlite3";
-import { Kysely, sql, type Migration } from "kysely";
-import { Migrator } from "kysely/migration";
+import { Kysely, sql } from "kysely";
+import { Migrator, type Migration } from "kysely/migration";
 import { describe, expect, it } from "vitest";
 import { TransactionalSqliteDialect } from "./transactional-ddl.js";
 
