@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readAnatomy, type AnatomyHop } from "@social-harness/protocol";
-import { BenchNetwork, rawToolCall, WARMUP_CALLS } from "./network.js";
+import { BenchNetwork, percentile, rawToolCall, WARMUP_CALLS } from "./network.js";
 import { median } from "./table.js";
 
 const PAUSE_MS = Number(process.env.BENCH_ANATOMY_PAUSE ?? 60);
@@ -33,36 +33,44 @@ export interface Anatomy {
   readonly roundTrip: number;
 }
 
+/** A router, alice and bob writing their hops to `file`; alice answers sends once warmed up. */
+async function anatomyNetwork(file: string): Promise<{ net: BenchNetwork; send: (text: string) => Promise<unknown> }> {
+  const net = new BenchNetwork({ env: { SOCIAL_HARNESS_ANATOMY: "1", SOCIAL_HARNESS_ANATOMY_FILE: file } });
+  await net.startRouter();
+  const alice = await net.startDaemon("alice");
+  await net.startDaemon("bob");
+  const send = (text: string) => rawToolCall(alice, "send_message", { to: "agent:bob", text });
+  for (let tries = 0; ; tries++) {
+    try {
+      await send("first");
+      break;
+    } catch (error) {
+      if (tries > 100) throw error;
+      await sleep(100);
+    }
+  }
+  for (let i = 0; i < WARMUP_CALLS; i++) await send(`warm-up ${i}`.padEnd(300, "x"));
+  await sleep(300);
+  return { net, send };
+}
+
 export async function sendAnatomy(posts: number): Promise<Anatomy> {
   const dir = mkdtempSync(path.join(tmpdir(), "sh-anatomy-"));
   const file = path.join(dir, "anatomy.jsonl");
-  const net = new BenchNetwork({ env: { SOCIAL_HARNESS_ANATOMY: "1", SOCIAL_HARNESS_ANATOMY_FILE: file } });
   const windows: { sent: bigint; answered: bigint }[] = [];
+  let net: BenchNetwork | undefined;
   try {
-    await net.startRouter();
-    const alice = await net.startDaemon("alice");
-    await net.startDaemon("bob");
-    const send = (text: string) => rawToolCall(alice, "send_message", { to: "agent:bob", text });
-    for (let tries = 0; ; tries++) {
-      try {
-        await send("first");
-        break;
-      } catch (error) {
-        if (tries > 100) throw error;
-        await sleep(100);
-      }
-    }
-    for (let i = 0; i < WARMUP_CALLS; i++) await send(`warm-up ${i}`.padEnd(300, "x"));
-    await sleep(300);
+    const pair = await anatomyNetwork(file);
+    net = pair.net;
     for (let i = 0; i < posts; i++) {
       const sent = process.hrtime.bigint();
-      await send(`anatomy ${i}`.padEnd(300, "x"));
+      await pair.send(`anatomy ${i}`.padEnd(300, "x"));
       windows.push({ sent, answered: process.hrtime.bigint() });
       await sleep(PAUSE_MS);
     }
     await sleep(500);
   } finally {
-    await net.close().catch(() => undefined);
+    await net?.close().catch(() => undefined);
   }
   try {
     return waterfall(readAnatomy(file), windows);
@@ -114,6 +122,132 @@ export function printAnatomy(anatomy: Anatomy): string {
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
   return [
     `\nLatency anatomy of one sequential direct post (median over ${anatomy.posts}; round trip ${anatomy.roundTrip.toFixed(2)} ms)\n`,
+    line(header),
+    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
+    ...rows.map(line),
+    "",
+  ].join("\n");
+}
+
+/** One step of the tail anatomy: the time from the hop before to this one, within a send's window. */
+export interface TailStep {
+  readonly label: string;
+  readonly hop: string;
+  /** Median step over every measured send that reached the hop. */
+  readonly all: number;
+  /** Median step over the slowest sends that reached it. */
+  readonly tail: number;
+  /** In how many of the slowest sends this was the longest step. */
+  readonly longest: number;
+}
+
+export interface TailAnatomy {
+  readonly posts: number;
+  readonly slowest: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly steps: readonly TailStep[];
+}
+
+/**
+ * Where the slowest sends spend their time: `posts` sends back to back, as the latency section
+ * sends them, and for the slowest 1% (at least five), each step between consecutive hops of any
+ * process inside the send's window (request sent to answer read) beside the same step in every
+ * send. Back to back, the recipient's hops of one post fall in the next post's window; they are
+ * steps of that window's timeline, as the work they stand for competes with it for the cores.
+ */
+export async function sendTailAnatomy(posts: number): Promise<TailAnatomy> {
+  const dir = mkdtempSync(path.join(tmpdir(), "sh-anatomy-"));
+  const file = path.join(dir, "anatomy.jsonl");
+  const windows: { sent: bigint; answered: bigint }[] = [];
+  let net: BenchNetwork | undefined;
+  let measured = 0n;
+  try {
+    const pair = await anatomyNetwork(file);
+    net = pair.net;
+    measured = process.hrtime.bigint();
+    for (let i = 0; i < posts; i++) {
+      const sent = process.hrtime.bigint();
+      await pair.send(`tail ${i}`.padEnd(300, "x"));
+      windows.push({ sent, answered: process.hrtime.bigint() });
+    }
+    await sleep(300);
+  } finally {
+    await net?.close().catch(() => undefined);
+  }
+  let hops: AnatomyHop[];
+  try {
+    hops = readAnatomy(file).filter((h) => h.ns >= measured);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return tailSteps(hops, windows);
+}
+
+export function tailSteps(hops: readonly AnatomyHop[], windows: readonly { sent: bigint; answered: bigint }[]): TailAnatomy {
+  const ms = (ns: bigint) => Number(ns) / 1e6;
+  const names = new Map<string, { label: string; hop: string }>();
+  let next = 0;
+  const perWindow = windows.map((w) => {
+    const steps = new Map<string, number>();
+    let previous = w.sent;
+    while (next < hops.length && hops[next]!.ns < w.sent) next++;
+    for (let i = next; i < hops.length && hops[i]!.ns <= w.answered; i++) {
+      const h = hops[i]!;
+      const id = `${h.label}\0${h.hop}${h.key === undefined ? "" : `\0${h.key}`}`;
+      if (!steps.has(id)) {
+        names.set(id, { label: h.label, hop: `${h.hop}${h.key === undefined ? "" : ` (${h.key})`}` });
+        steps.set(id, ms(h.ns - previous));
+      }
+      previous = h.ns;
+    }
+    names.set("bench\0answer read", { label: "bench", hop: "answer read" });
+    steps.set("bench\0answer read", ms(w.answered - previous));
+    return { total: ms(w.answered - w.sent), steps };
+  });
+  const totals = perWindow.map((w) => w.total);
+  const count = Math.max(5, Math.ceil(windows.length / 100));
+  const slowest = [...perWindow].sort((a, b) => b.total - a.total).slice(0, count);
+  const longest = new Map<string, number>();
+  for (const w of slowest) {
+    const [id] = [...w.steps].reduce((a, b) => (b[1] > a[1] ? b : a));
+    longest.set(id, (longest.get(id) ?? 0) + 1);
+  }
+  const medianOf = (group: typeof perWindow, id: string) => {
+    const values = group.flatMap((w) => (w.steps.has(id) ? [w.steps.get(id)!] : []));
+    return values.length === 0 ? 0 : median(values);
+  };
+  const steps = [...names]
+    .map(([id, name]) => ({
+      ...name,
+      all: medianOf(perWindow, id),
+      tail: medianOf(slowest, id),
+      longest: longest.get(id) ?? 0,
+    }))
+    .filter((s) => s.longest > 0 || s.tail >= 0.5)
+    .sort((a, b) => b.longest - a.longest || b.tail - a.tail);
+  return { posts: windows.length, slowest: count, p50: percentile(totals, 50), p99: percentile(totals, 99), steps };
+}
+
+export function printTailAnatomy(tail: TailAnatomy): string {
+  const header = [
+    "process",
+    "hop (the step that ends at it)",
+    "step, all sends (ms)",
+    "step, slowest (ms)",
+    "longest step in",
+  ];
+  const rows = tail.steps.map((s) => [
+    s.label,
+    s.hop,
+    s.all.toFixed(3),
+    s.tail.toFixed(3),
+    `${s.longest}/${tail.slowest}`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  return [
+    `\nTail anatomy: the slowest ${tail.slowest} of ${tail.posts} sends back to back (p50 ${tail.p50.toFixed(2)} ms, p99 ${tail.p99.toFixed(2)} ms): steps that were the longest in one of them or took 0.5 ms or more at the median\n`,
     line(header),
     `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
     ...rows.map(line),

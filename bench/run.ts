@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { allGatherVersusGroupPost } from "./all-gather.js";
-import { printAnatomy, sendAnatomy } from "./anatomy.js";
+import { printAnatomy, printTailAnatomy, sendAnatomy, sendTailAnatomy } from "./anatomy.js";
 import { cpuPerOperation, printCosts, type OperationCost } from "./cpu.js";
 import { skeletonCostPerPost, skeletonSendLatency } from "./skeleton-floor.js";
 import { callgrindMeter, callgrindWrap, cpuMeter } from "./meter.js";
@@ -206,6 +206,7 @@ async function main(): Promise<void> {
     });
     await section("anatomy", rows, async () => {
       extraSections.push(printAnatomy(await sendAnatomy(quick ? 20 : 40)));
+      extraSections.push(printTailAnatomy(await sendTailAnatomy(quick ? 500 : 3000)));
     });
     if (instructions) {
       await section("cpu", rows, async () => {
