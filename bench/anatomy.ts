@@ -184,7 +184,10 @@ export async function sendTailAnatomy(posts: number): Promise<TailAnatomy> {
   return tailSteps(hops, windows);
 }
 
-export function tailSteps(hops: readonly AnatomyHop[], windows: readonly { sent: bigint; answered: bigint }[]): TailAnatomy {
+export function tailSteps(
+  hops: readonly AnatomyHop[],
+  windows: readonly { sent: bigint; answered: bigint }[],
+): TailAnatomy {
   const ms = (ns: bigint) => Number(ns) / 1e6;
   const names = new Map<string, { label: string; hop: string }>();
   let next = 0;
