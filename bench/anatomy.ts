@@ -33,53 +33,63 @@ export interface Anatomy {
   readonly roundTrip: number;
 }
 
-/** A router, alice and bob writing their hops to `file`; alice answers sends once warmed up. */
-async function anatomyNetwork(file: string): Promise<{ net: BenchNetwork; send: (text: string) => Promise<unknown> }> {
-  const net = new BenchNetwork({ env: { SOCIAL_HARNESS_ANATOMY: "1", SOCIAL_HARNESS_ANATOMY_FILE: file } });
-  await net.startRouter();
-  const alice = await net.startDaemon("alice");
-  await net.startDaemon("bob");
-  const send = (text: string) => rawToolCall(alice, "send_message", { to: "agent:bob", text });
-  for (let tries = 0; ; tries++) {
-    try {
-      await send("first");
-      break;
-    } catch (error) {
-      if (tries > 100) throw error;
-      await sleep(100);
-    }
-  }
-  for (let i = 0; i < WARMUP_CALLS; i++) await send(`warm-up ${i}`.padEnd(300, "x"));
-  await sleep(300);
-  return { net, send };
+/** A send's window: from the request leaving the bench to its answer read. */
+interface SendWindow {
+  readonly sent: bigint;
+  readonly answered: bigint;
 }
 
-export async function sendAnatomy(posts: number): Promise<Anatomy> {
+/**
+ * A router, alice and bob of their own with the anatomy switched on; once warmed up, alice sends
+ * `posts` posts of 300 bytes to bob one at a time, `pauseMs` apart. Gives each send's window and
+ * the hops the processes recorded from the first measured send on.
+ */
+async function timedSends(posts: number, pauseMs: number): Promise<{ hops: AnatomyHop[]; windows: SendWindow[] }> {
   const dir = mkdtempSync(path.join(tmpdir(), "sh-anatomy-"));
   const file = path.join(dir, "anatomy.jsonl");
-  const windows: { sent: bigint; answered: bigint }[] = [];
-  let net: BenchNetwork | undefined;
+  const net = new BenchNetwork({ env: { SOCIAL_HARNESS_ANATOMY: "1", SOCIAL_HARNESS_ANATOMY_FILE: file } });
+  const windows: SendWindow[] = [];
+  let measured = 0n;
   try {
-    const pair = await anatomyNetwork(file);
-    net = pair.net;
+    await net.startRouter();
+    const alice = await net.startDaemon("alice");
+    await net.startDaemon("bob");
+    const send = (text: string) => rawToolCall(alice, "send_message", { to: "agent:bob", text });
+    for (let tries = 0; ; tries++) {
+      try {
+        await send("first");
+        break;
+      } catch (error) {
+        if (tries > 100) throw error;
+        await sleep(100);
+      }
+    }
+    for (let i = 0; i < WARMUP_CALLS; i++) await send(`warm-up ${i}`.padEnd(300, "x"));
+    await sleep(300);
+    measured = process.hrtime.bigint();
     for (let i = 0; i < posts; i++) {
       const sent = process.hrtime.bigint();
-      await pair.send(`anatomy ${i}`.padEnd(300, "x"));
+      await send(`anatomy ${i}`.padEnd(300, "x"));
       windows.push({ sent, answered: process.hrtime.bigint() });
-      await sleep(PAUSE_MS);
+      if (pauseMs > 0) await sleep(pauseMs);
     }
     await sleep(500);
   } finally {
-    await net?.close().catch(() => undefined);
+    await net.close().catch(() => undefined);
   }
   try {
-    return waterfall(readAnatomy(file), windows);
+    return { hops: readAnatomy(file).filter((h) => h.ns >= measured), windows };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-function waterfall(hops: readonly AnatomyHop[], windows: readonly { sent: bigint; answered: bigint }[]): Anatomy {
+export async function sendAnatomy(posts: number): Promise<Anatomy> {
+  const { hops, windows } = await timedSends(posts, PAUSE_MS);
+  return waterfall(hops, windows);
+}
+
+function waterfall(hops: readonly AnatomyHop[], windows: readonly SendWindow[]): Anatomy {
   const offsets = new Map<string, { label: string; hop: string; values: number[] }>();
   windows.forEach((w, i) => {
     const end = windows[i + 1]?.sent ?? w.answered + 60_000_000n;
@@ -157,37 +167,15 @@ export interface TailAnatomy {
  * steps of that window's timeline, as the work they stand for competes with it for the cores.
  */
 export async function sendTailAnatomy(posts: number): Promise<TailAnatomy> {
-  const dir = mkdtempSync(path.join(tmpdir(), "sh-anatomy-"));
-  const file = path.join(dir, "anatomy.jsonl");
-  const windows: { sent: bigint; answered: bigint }[] = [];
-  let net: BenchNetwork | undefined;
-  let measured = 0n;
-  try {
-    const pair = await anatomyNetwork(file);
-    net = pair.net;
-    measured = process.hrtime.bigint();
-    for (let i = 0; i < posts; i++) {
-      const sent = process.hrtime.bigint();
-      await pair.send(`tail ${i}`.padEnd(300, "x"));
-      windows.push({ sent, answered: process.hrtime.bigint() });
-    }
-    await sleep(300);
-  } finally {
-    await net?.close().catch(() => undefined);
-  }
-  let hops: AnatomyHop[];
-  try {
-    hops = readAnatomy(file).filter((h) => h.ns >= measured);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { hops, windows } = await timedSends(posts, 0);
   return tailSteps(hops, windows);
 }
 
-export function tailSteps(
-  hops: readonly AnatomyHop[],
-  windows: readonly { sent: bigint; answered: bigint }[],
-): TailAnatomy {
+/**
+ * The tail anatomy of given sends (in the order sent): each window's steps between consecutive
+ * hops, a hop counted at its first appearance in the window, and the answer's step from the last.
+ */
+export function tailSteps(hops: readonly AnatomyHop[], windows: readonly SendWindow[]): TailAnatomy {
   const ms = (ns: bigint) => Number(ns) / 1e6;
   const names = new Map<string, { label: string; hop: string }>();
   let next = 0;
