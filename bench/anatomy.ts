@@ -13,7 +13,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readAnatomy, type AnatomyHop } from "@social-harness/protocol";
 import { BenchNetwork, percentile, rawToolCall, WARMUP_CALLS } from "./network.js";
-import { median } from "./table.js";
+import { median, printGrid } from "./table.js";
 
 const PAUSE_MS = Number(process.env.BENCH_ANATOMY_PAUSE ?? 60);
 
@@ -32,6 +32,12 @@ export interface Anatomy {
   /** Median client round trip of the measured posts. */
   readonly roundTrip: number;
 }
+
+/** A hop's identity across sends (process, hop and key), and the name the tables print for it. */
+const hopId = (h: AnatomyHop) => `${h.label}\0${h.hop}${h.key === undefined ? "" : `\0${h.key}`}`;
+const hopName = (h: AnatomyHop) => `${h.hop}${h.key === undefined ? "" : ` (${h.key})`}`;
+/** From one monotonic stamp to a later one, in milliseconds. */
+const msBetween = (from: bigint, to: bigint) => Number(to - from) / 1e6;
 
 /** A send's window: from the request leaving the bench to its answer read. */
 interface SendWindow {
@@ -96,17 +102,17 @@ function waterfall(hops: readonly AnatomyHop[], windows: readonly SendWindow[]):
     const seen = new Map<string, number>();
     for (const h of hops) {
       if (h.ns < w.sent || h.ns >= end) continue;
-      const base = `${h.label}\0${h.hop}${h.key === undefined ? "" : `\0${h.key}`}`;
+      const base = hopId(h);
       const n = (seen.get(base) ?? 0) + 1;
       seen.set(base, n);
       const id = n === 1 ? base : `${base}\0#${n}`;
-      const hopName = `${h.hop}${h.key === undefined ? "" : ` (${h.key})`}${n === 1 ? "" : ` #${n}`}`;
-      const entry = offsets.get(id) ?? { label: h.label, hop: hopName, values: [] };
-      entry.values.push(Number(h.ns - w.sent) / 1e6);
+      const name = `${hopName(h)}${n === 1 ? "" : ` #${n}`}`;
+      const entry = offsets.get(id) ?? { label: h.label, hop: name, values: [] };
+      entry.values.push(msBetween(w.sent, h.ns));
       offsets.set(id, entry);
     }
     const answered = offsets.get("bench\0answer read") ?? { label: "bench", hop: "answer read", values: [] };
-    answered.values.push(Number(w.answered - w.sent) / 1e6);
+    answered.values.push(msBetween(w.sent, w.answered));
     offsets.set("bench\0answer read", answered);
   });
   const steps = [...offsets.values()]
@@ -116,7 +122,7 @@ function waterfall(hops: readonly AnatomyHop[], windows: readonly SendWindow[]):
   return {
     posts: windows.length,
     steps: [{ label: "bench", hop: "request sent", at: 0, seen: windows.length }, ...steps],
-    roundTrip: median(windows.map((w) => Number(w.answered - w.sent) / 1e6)),
+    roundTrip: median(windows.map((w) => msBetween(w.sent, w.answered))),
   };
 }
 
@@ -128,15 +134,11 @@ export function printAnatomy(anatomy: Anatomy): string {
     previous = s.at;
     return [s.label, s.hop, s.at.toFixed(3), step.toFixed(3), `${s.seen}/${anatomy.posts}`];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
-  return [
-    `\nLatency anatomy of one sequential direct post (median over ${anatomy.posts}; round trip ${anatomy.roundTrip.toFixed(2)} ms)\n`,
-    line(header),
-    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
-    ...rows.map(line),
-    "",
-  ].join("\n");
+  return printGrid(
+    `Latency anatomy of one sequential direct post (median over ${anatomy.posts}; round trip ${anatomy.roundTrip.toFixed(2)} ms)`,
+    header,
+    rows,
+  );
 }
 
 /** One step of the tail anatomy: the time from the hop before to this one, within a send's window. */
@@ -176,7 +178,6 @@ export async function sendTailAnatomy(posts: number): Promise<TailAnatomy> {
  * hops, a hop counted at its first appearance in the window, and the answer's step from the last.
  */
 export function tailSteps(hops: readonly AnatomyHop[], windows: readonly SendWindow[]): TailAnatomy {
-  const ms = (ns: bigint) => Number(ns) / 1e6;
   const names = new Map<string, { label: string; hop: string }>();
   let next = 0;
   const perWindow = windows.map((w) => {
@@ -185,16 +186,16 @@ export function tailSteps(hops: readonly AnatomyHop[], windows: readonly SendWin
     while (next < hops.length && hops[next]!.ns < w.sent) next++;
     for (let i = next; i < hops.length && hops[i]!.ns <= w.answered; i++) {
       const h = hops[i]!;
-      const id = `${h.label}\0${h.hop}${h.key === undefined ? "" : `\0${h.key}`}`;
+      const id = hopId(h);
       if (!steps.has(id)) {
-        names.set(id, { label: h.label, hop: `${h.hop}${h.key === undefined ? "" : ` (${h.key})`}` });
-        steps.set(id, ms(h.ns - previous));
+        names.set(id, { label: h.label, hop: hopName(h) });
+        steps.set(id, msBetween(previous, h.ns));
       }
       previous = h.ns;
     }
     names.set("bench\0answer read", { label: "bench", hop: "answer read" });
-    steps.set("bench\0answer read", ms(w.answered - previous));
-    return { total: ms(w.answered - w.sent), steps };
+    steps.set("bench\0answer read", msBetween(previous, w.answered));
+    return { total: msBetween(w.sent, w.answered), steps };
   });
   const totals = perWindow.map((w) => w.total);
   const count = Math.max(5, Math.ceil(windows.length / 100));
@@ -235,13 +236,9 @@ export function printTailAnatomy(tail: TailAnatomy): string {
     s.tail.toFixed(3),
     `${s.longest}/${tail.slowest}`,
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
-  return [
-    `\nTail anatomy: the slowest ${tail.slowest} of ${tail.posts} sends back to back (p50 ${tail.p50.toFixed(2)} ms, p99 ${tail.p99.toFixed(2)} ms): steps that were the longest in one of them or took 0.5 ms or more at the median\n`,
-    line(header),
-    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
-    ...rows.map(line),
-    "",
-  ].join("\n");
+  return printGrid(
+    `Tail anatomy: the slowest ${tail.slowest} of ${tail.posts} sends back to back (p50 ${tail.p50.toFixed(2)} ms, p99 ${tail.p99.toFixed(2)} ms): steps that were the longest in one of them or took 0.5 ms or more at the median`,
+    header,
+    rows,
+  );
 }

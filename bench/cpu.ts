@@ -7,6 +7,7 @@
 import { performance } from "node:perf_hooks";
 import { quiet, type Meter } from "./meter.js";
 import { leanToolCall, rawToolCall, type BenchNetwork, type Daemon } from "./network.js";
+import { printGrid } from "./table.js";
 
 /** One operation's cost: per process label, in the meter's unit, per operation. */
 export interface OperationCost {
@@ -198,13 +199,5 @@ export function printCosts(
     }
     return cells;
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
-  return [
-    `\n${title}\n`,
-    line(header),
-    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
-    ...rows.map(line),
-    "",
-  ].join("\n");
+  return printGrid(title, header, rows);
 }

@@ -45,23 +45,26 @@ export function medianBy<T>(values: readonly T[], by: (value: T) => number): T {
 /** The median of numbers (the upper one of an even count). */
 export const median = (values: readonly number[]): number => medianBy(values, (value) => value);
 
-export function printTable(title: string, rows: readonly Row[]): string {
-  const header: Row = {
-    measure: "measure",
-    ours: "ours",
-    anchor: "anchor",
-    anchorValue: "anchor value",
-    ratio: "ratio",
-    goal: "goal",
-  };
-  const keys = ["measure", "ours", "anchor", "anchorValue", "ratio", "goal"] as const;
-  const width = Object.fromEntries(keys.map((k) => [k, Math.max(...[header, ...rows].map((r) => r[k].length))]));
-  const line = (r: Row) => `| ${keys.map((k) => r[k].padEnd(width[k]!)).join(" | ")} |`;
+/** A titled markdown table of text cells, each column as wide as its widest cell. */
+export function printGrid(title: string, header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
   return [
     `\n${title}\n`,
     line(header),
-    `|${keys.map((k) => "-".repeat(width[k]! + 2)).join("|")}|`,
+    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
     ...rows.map(line),
     "",
   ].join("\n");
+}
+
+const COLUMNS = ["measure", "ours", "anchor", "anchorValue", "ratio", "goal"] as const;
+
+export function printTable(title: string, rows: readonly Row[]): string {
+  const header = ["measure", "ours", "anchor", "anchor value", "ratio", "goal"];
+  return printGrid(
+    title,
+    header,
+    rows.map((r) => COLUMNS.map((k) => r[k])),
+  );
 }
