@@ -191,6 +191,15 @@ describe("the Overview and /metrics after known traffic", () => {
     expect(r.get('social_harness_router_certify_duration_seconds_count{outcome="certified"}')).toBe(8);
     expect(r.get('social_harness_router_refusals_total{reason="not-member"}')).toBe(0);
     expect(r.get("social_harness_router_links")).toBe(3);
+    // Every certified record went through a group commit (a proposal that found the head moved
+    // did too), each on the event loop or the writer thread.
+    const batches = r.get("social_harness_router_commit_batch_appends_count")!;
+    expect(batches).toBeGreaterThan(0);
+    expect(r.get("social_harness_router_commit_batch_appends_sum")).toBeGreaterThanOrEqual(8);
+    const commits = (place: string) => r.get(`social_harness_router_commit_duration_seconds_count{place="${place}"}`);
+    expect(commits("loop")! + commits("thread")!).toBe(batches);
+    expect(commits("pool")).toBe(0);
+    expect(r.get('social_harness_router_commit_duration_seconds_sum{place="loop"}')).toBeGreaterThan(0);
     for (const key of r.keys()) expect(key).not.toMatch(/alice|bob|carol|direct:|group:/);
   });
 

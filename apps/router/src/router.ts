@@ -83,7 +83,8 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
               ),
           },
         });
-  const appends = new AppendBatcher(ctx, writer);
+  const metrics: RouterMetrics = new RouterMetrics(() => links.linkCount);
+  const appends = new AppendBatcher(ctx, writer, (count, seconds, place) => metrics.committed(count, seconds, place));
   const genesis = new GenesisCoordinator(ctx, appends, {
     deliveryTimeoutMs: store.postgres === undefined ? 0 : 2_000,
     cosignTimeoutMs: options.cosignTimeoutMs ?? 10_000,
@@ -94,7 +95,6 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
       .end("this is a Social Harness router: link with a WebSocket\n");
   });
   const registrar = new Registrar({ db: store.db, admission, log: options.log, now: ctx.now });
-  const metrics: RouterMetrics = new RouterMetrics(() => links.linkCount);
   const links: LinkServer = new LinkServer(http, { ...ctx, appends, genesis, registrar, log: options.log, metrics });
   // Several routers share PostgreSQL: a periodic sweep catches any notification a bus lost.
   const sweep =

@@ -19,9 +19,14 @@ import { commitBatch, type BatchEnv } from "./commit-batch.js";
 import type { StoredRecord } from "./conversations.store.js";
 import { sqliteCommitter, type WireCommit, type WireOutcome } from "./sqlite-commit.js";
 
+/** Where a batch commits: the event loop or the writer thread (SQLite), or a pool connection (PostgreSQL). */
+export type BatchPlace = CommitPlace | "pool";
+
 export interface BatchWriter {
   /** How many batches may be written at once. */
   readonly concurrency: number;
+  /** Where the batch handed to `write` last commits (read right after the call). */
+  readonly lastPlace: BatchPlace;
   /** Certifies the batch in one transaction and resolves once it is durable. */
   write(inputs: readonly HeadCommit[]): Promise<AppendOutcome[]>;
   close(): Promise<void>;
@@ -37,6 +42,7 @@ const POSTGRES_BATCHES_IN_FLIGHT = 4;
 export function inProcessWriter(db: Kysely<RouterDatabase>, env: BatchEnv): BatchWriter {
   return {
     concurrency: env.dialect === "postgres" ? POSTGRES_BATCHES_IN_FLIGHT : 1,
+    lastPlace: env.dialect === "postgres" ? "pool" : "loop",
     write: (inputs) => db.transaction().execute((trx) => commitBatch(trx, env, inputs)),
     close: () => Promise.resolve(),
   };
@@ -132,6 +138,9 @@ export function sqliteWriter(options: SqliteWriterOptions): BatchWriter & { read
     concurrency: 1,
     get place() {
       return placement.current;
+    },
+    get lastPlace() {
+      return last;
     },
     write(inputs) {
       const here = placement.next();

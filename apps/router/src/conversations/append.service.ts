@@ -4,6 +4,7 @@
  * committed durably, given the next sequence number and a durability certificate. A PostId
  * already certified for its author returns the existing certificate, so retries never duplicate.
  */
+import { performance } from "node:perf_hooks";
 import {
   checkContentSize,
   hop,
@@ -18,7 +19,7 @@ import {
 import type { RouterStore } from "../db/database.js";
 import type { RouterBus } from "../bus/bus.js";
 import { findAgent } from "../registry/registry.store.js";
-import type { BatchWriter } from "./append-writer.js";
+import type { BatchPlace, BatchWriter } from "./append-writer.js";
 import { BATCH_CONFLICT } from "./commit-batch.js";
 import type { StoredRecord } from "./conversations.store.js";
 
@@ -80,6 +81,9 @@ function isRetryable(error: unknown): boolean {
   );
 }
 
+/** Told of each durable batch: how many appends it held, how long it took, where it committed. */
+export type BatchObserver = (appends: number, seconds: number, place: BatchPlace) => void;
+
 interface Queued {
   readonly input: HeadCommit;
   resolve(outcome: AppendOutcome): void;
@@ -105,6 +109,7 @@ export class AppendBatcher {
   constructor(
     private readonly ctx: AppendContext,
     private readonly writer: BatchWriter,
+    private readonly observe: BatchObserver = () => undefined,
     private readonly maxBatch = 256,
   ) {}
 
@@ -137,8 +142,7 @@ export class AppendBatcher {
   private async commitBatch(batch: Queued[]): Promise<void> {
     let outcomes: AppendOutcome[];
     try {
-      const inputs = batch.map((item) => this.known(item.input));
-      outcomes = await this.writer.write(inputs);
+      outcomes = await this.write(batch.map((item) => this.known(item.input)));
     } catch {
       for (const item of batch) {
         await this.commitOne(item.input).then(
@@ -155,13 +159,23 @@ export class AppendBatcher {
   private async commitOne(input: HeadCommit): Promise<AppendOutcome> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const [outcome] = await this.writer.write([input]);
+        const [outcome] = await this.write([input]);
         return outcome!;
       } catch (error) {
         if (attempt < 2 && isRetryable(error)) continue;
         throw error;
       }
     }
+  }
+
+  /** One batch through the writer, observed once it is durable. */
+  private async write(inputs: readonly HeadCommit[]): Promise<AppendOutcome[]> {
+    const started = performance.now();
+    const written = this.writer.write(inputs);
+    const place = this.writer.lastPlace;
+    const outcomes = await written;
+    this.observe(inputs.length, (performance.now() - started) / 1000, place);
+    return outcomes;
   }
 
   /** Skips creating a conversation this router has seen committed before. */

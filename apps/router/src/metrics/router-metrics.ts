@@ -7,10 +7,16 @@
 import { createServer, type Server } from "node:http";
 import { LinkRefusalSchema, SlotCounter, SlotHistogram } from "@social-harness/protocol";
 import { Gauge, Registry, type Metric } from "prom-client";
+import type { BatchPlace } from "../conversations/append-writer.js";
 
 const PREFIX = "social_harness_router_";
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const OUTCOMES = ["certified", "head-moved", "refused"] as const;
+/** A group commit's duration: its fsync alone is 0.1-0.5 ms on the disks measured (docs/performance.md). */
+const COMMIT_BUCKETS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+/** Appends a group commit holds: one up to the batcher's 256. */
+const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+const PLACES = ["loop", "thread", "pool"] as const satisfies readonly BatchPlace[];
 const REASONS = LinkRefusalSchema.options;
 
 export type ProposalOutcome = (typeof OUTCOMES)[number];
@@ -34,9 +40,22 @@ export class RouterMetrics {
     OUTCOMES.map((outcome) => ({ outcome })),
   );
 
+  private readonly batchAppends = new SlotHistogram(
+    `${PREFIX}commit_batch_appends`,
+    "Appends (proposals, group openings) each group commit held: one fsync certifies them all.",
+    BATCH_BUCKETS,
+  );
+  private readonly commitSeconds = new SlotHistogram(
+    `${PREFIX}commit_duration_seconds`,
+    "Time of each group commit, from its start until it is durable (its fsync included), by where it ran: " +
+      "the event loop or the writer thread (SQLite), a pool connection (PostgreSQL).",
+    COMMIT_BUCKETS,
+    PLACES.map((place) => ({ place })),
+  );
+
   constructor(links: () => number) {
     // prom-client formats any metric with this shape; its own types name only its classes.
-    for (const metric of [this.certified, this.refusals, this.seconds])
+    for (const metric of [this.certified, this.refusals, this.seconds, this.batchAppends, this.commitSeconds])
       this.registry.registerMetric(metric as unknown as Metric);
     new Gauge({
       name: `${PREFIX}links`,
@@ -56,6 +75,12 @@ export class RouterMetrics {
       const slot = this.reasonSlots.get(reason);
       if (slot !== undefined) this.refusals.inc(slot);
     }
+  }
+
+  /** A group commit became durable (AppendBatcher's observer). */
+  committed(appends: number, seconds: number, place: BatchPlace): void {
+    this.batchAppends.observe(0, appends);
+    this.commitSeconds.observe(PLACES.indexOf(place), seconds);
   }
 }
 
