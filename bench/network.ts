@@ -65,6 +65,8 @@ export class BenchNetwork {
   private readonly processes: ServerProcess[] = [];
   routerUrl = "";
   routerProcess: ServerProcess | undefined;
+  /** The network's router's /metrics (Prometheus). */
+  routerMetricsUrl: string | undefined;
 
   constructor(private readonly options: NetworkOptions = {}) {}
 
@@ -81,10 +83,25 @@ export class BenchNetwork {
     const router = await this.startExtraRouter("router", database);
     this.routerUrl = router.url;
     this.routerProcess = router.process;
+    this.routerMetricsUrl = router.metricsUrl;
+  }
+
+  /** The network's router as the router section measures it: its URL, its pid and its /metrics. */
+  router(): { url: string; pid: number; metricsUrl?: string } {
+    const pid = this.routerProcess?.child.pid;
+    if (pid === undefined) throw new Error("the bench network has no router");
+    return {
+      url: this.routerUrl,
+      pid,
+      ...(this.routerMetricsUrl === undefined ? {} : { metricsUrl: this.routerMetricsUrl }),
+    };
   }
 
   /** Starts a router of its own, e.g. to measure PostgreSQL beside SQLite. */
-  async startExtraRouter(name: string, database?: string): Promise<{ url: string; process: ServerProcess }> {
+  async startExtraRouter(
+    name: string,
+    database?: string,
+  ): Promise<{ url: string; process: ServerProcess; metricsUrl?: string }> {
     const router = this.spawn(
       [
         "router",
@@ -92,12 +109,16 @@ export class BenchNetwork {
         path.join(this.root, name),
         "--listen",
         "127.0.0.1:0",
+        "--metrics-listen",
+        "127.0.0.1:0",
         ...(database === undefined ? [] : ["--database", database]),
       ],
       {},
     );
     this.processes.push(router);
-    return { url: (await router.ready).router as string, process: router };
+    const ready = await router.ready;
+    const metricsUrl = typeof ready.metrics === "string" ? ready.metrics : undefined;
+    return { url: ready.router as string, process: router, ...(metricsUrl === undefined ? {} : { metricsUrl }) };
   }
 
   async startDaemon(name: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Daemon> {

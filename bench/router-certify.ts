@@ -1,7 +1,8 @@
 /**
  * The router on its own: several agents' links propose posts directly (no daemon, no MCP), each in
  * its own direct conversation with several proposals pipelined, and the figure is certified records
- * per second — the router's capacity to order, commit durably and certify.
+ * per second — the router's capacity to order, commit durably and certify — with the router's CPU
+ * per record and, from its /metrics, how many proposals each group commit held and how long it took.
  */
 import { performance } from "node:perf_hooks";
 import {
@@ -17,6 +18,7 @@ import {
 } from "@social-harness/protocol";
 import WebSocket from "ws";
 import { WARMUP_PER_LINK } from "./jetstream.js";
+import { cpuMs } from "./meter.js";
 
 interface Link {
   readonly name: string;
@@ -62,8 +64,61 @@ async function link(url: string, name: string): Promise<Link & { sign(bytes: Uin
   };
 }
 
-/** Certified records per second with 8 links × 1 in flight, 300-byte texts (JetStream's load). */
-export async function routerCertifyRate(routerUrl: string, options: { perSender: number }): Promise<number> {
+/** A certifier under the section's load: its rate and its CPU, over the timed round only. */
+export interface CertifyRun {
+  /** Certified records per second. */
+  readonly rate: number;
+  /** The certifying process's CPU per certified record, all its threads (ms). */
+  readonly cpuMs: number;
+}
+
+/** How our router's group commits went over the timed round (its /metrics, before and after). */
+export interface GroupCommits {
+  /** Appends (proposals) one commit and its fsync certified, on average. */
+  readonly appendsPerCommit: number;
+  /** A commit's mean duration until durable (ms). */
+  readonly commitMs: number;
+}
+
+export interface RouterRun extends CertifyRun {
+  readonly commits?: GroupCommits;
+}
+
+/** The router's group-commit totals in a /metrics text (all places summed). */
+export function commitTotals(text: string): { commits: number; appends: number; seconds: number } {
+  const totals = { commits: 0, appends: 0, seconds: 0 };
+  for (const line of text.split("\n")) {
+    const value = Number(line.slice(line.lastIndexOf(" ") + 1));
+    if (line.startsWith("social_harness_router_commit_batch_appends_count ")) totals.commits += value;
+    else if (line.startsWith("social_harness_router_commit_batch_appends_sum ")) totals.appends += value;
+    else if (line.startsWith("social_harness_router_commit_duration_seconds_sum{")) totals.seconds += value;
+  }
+  return totals;
+}
+
+/** The commits between two scrapes; undefined when none ran. */
+export function groupCommits(
+  before: ReturnType<typeof commitTotals>,
+  after: ReturnType<typeof commitTotals>,
+): GroupCommits | undefined {
+  const commits = after.commits - before.commits;
+  if (commits <= 0) return undefined;
+  return {
+    appendsPerCommit: (after.appends - before.appends) / commits,
+    commitMs: ((after.seconds - before.seconds) * 1000) / commits,
+  };
+}
+
+const scrape = async (url: string) => commitTotals(await (await fetch(url)).text());
+
+/**
+ * Certified records per second with 8 links × 1 in flight, 300-byte texts (JetStream's load), the
+ * router's CPU per record (process `pid`) and, given its /metrics, how its group commits went.
+ */
+export async function routerCertifyRate(
+  routerUrl: string,
+  options: { perSender: number; pid: number; metricsUrl?: string },
+): Promise<RouterRun> {
   const senders = 8;
   const perSender = options.perSender;
   const run = `${process.pid % 10_000}-${++runs}`;
@@ -101,9 +156,15 @@ export async function routerCertifyRate(routerUrl: string, options: { perSender:
     );
   // The same warm-up as JetStream's (jetstream.ts): this process's links and the router's code settle first.
   await round(WARMUP_PER_LINK);
+  const { metricsUrl } = options;
+  const before = metricsUrl === undefined ? undefined : await scrape(metricsUrl);
+  const cpu = cpuMs(options.pid);
   const start = performance.now();
   await round(perSender);
   const seconds = (performance.now() - start) / 1000;
+  const used = cpuMs(options.pid) - cpu;
+  const commits = before === undefined ? undefined : groupCommits(before, await scrape(metricsUrl!));
   for (const l of [...links, sink]) l.close();
-  return (senders * perSender) / seconds;
+  const records = senders * perSender;
+  return { rate: records / seconds, cpuMs: used / records, ...(commits === undefined ? {} : { commits }) };
 }

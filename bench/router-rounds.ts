@@ -6,21 +6,21 @@
  * every round is printed under the table.
  */
 import { jetStreamRate, type JetStreamLoad } from "./jetstream.js";
-import { routerCertifyRate } from "./router-certify.js";
+import { routerCertifyRate, type CertifyRun, type RouterRun } from "./router-certify.js";
 import { skeletonCertifyRate } from "./skeleton-floor.js";
 import { medianBy, perSecond, ratio, row, type Row } from "./table.js";
 
 export interface RouterRound {
   readonly jsSynced: number;
-  readonly sqlite: number;
-  readonly skeleton: number;
+  readonly sqlite: RouterRun;
+  readonly skeleton: CertifyRun;
 }
 
 export async function alternatedRounds(options: {
   readonly rounds: number;
   readonly load: JetStreamLoad;
   readonly syncedUrl: string;
-  readonly routerUrl: string;
+  readonly router: { readonly url: string; readonly pid: number; readonly metricsUrl?: string };
   readonly root: string;
 }): Promise<RouterRound[]> {
   const perSender = options.load.perPublisher;
@@ -28,7 +28,7 @@ export async function alternatedRounds(options: {
   for (let round = 0; round < options.rounds; round++) {
     rounds.push({
       jsSynced: await jetStreamRate(options.syncedUrl, options.load),
-      sqlite: await routerCertifyRate(options.routerUrl, { perSender }),
+      sqlite: await routerCertifyRate(options.router.url, { perSender, ...options.router }),
       skeleton: await skeletonCertifyRate(options.root, { perSender }),
     });
   }
@@ -37,6 +37,21 @@ export async function alternatedRounds(options: {
 
 const NOTE = "8 links × 1 in flight, 300 B";
 const synced = (value: number) => ({ name: "JetStream, store chattr +S (fsync per message)", value });
+const cpu = (value: number) => `${value.toFixed(3)} ms`;
+
+/** A round's line under the table: each side's rate and CPU a record, and our group commits. */
+function roundLine(r: RouterRound, i: number): string {
+  const commits =
+    r.sqlite.commits === undefined
+      ? ""
+      : `; commits of ${r.sqlite.commits.appendsPerCommit.toFixed(1)} proposals, ${r.sqlite.commits.commitMs.toFixed(2)} ms each`;
+  return (
+    `round ${i + 1}: JetStream +S ${perSecond(r.jsSynced)}, ` +
+    `ours ${perSecond(r.sqlite.rate)} (${cpu(r.sqlite.cpuMs)} CPU a record${commits}), ` +
+    `skeleton ${perSecond(r.skeleton.rate)} (${cpu(r.skeleton.cpuMs)} CPU a record): ` +
+    `ours ${ratio(r.sqlite.rate, r.jsSynced)} JetStream +S, ${ratio(r.sqlite.rate, r.skeleton.rate)} the skeleton\n`
+  );
+}
 
 /** The section's rows from its rounds, JetStream's default mode and the PostgreSQL router's rate. */
 export function routerRows(
@@ -44,24 +59,32 @@ export function routerRows(
   jsDefault: number,
   postgres: number | undefined,
 ): { rows: Row[]; text: string } {
-  const againstAnchor = medianBy(rounds, (r) => r.sqlite / r.jsSynced);
-  const againstFloor = medianBy(rounds, (r) => r.sqlite / r.skeleton);
-  const floorAgainstAnchor = medianBy(rounds, (r) => r.skeleton / r.jsSynced);
+  const againstAnchor = medianBy(rounds, (r) => r.sqlite.rate / r.jsSynced);
+  const againstFloor = medianBy(rounds, (r) => r.sqlite.rate / r.skeleton.rate);
+  const floorAgainstAnchor = medianBy(rounds, (r) => r.skeleton.rate / r.jsSynced);
+  const cpuAgainstFloor = medianBy(rounds, (r) => r.sqlite.cpuMs / r.skeleton.cpuMs);
   const ours = `router certifications/s, SQLite (${NOTE})`;
-  const floor = { name: "platform floor (bench/skeleton.ts certifier, same load)", value: againstFloor.skeleton };
+  const floor = { name: "platform floor (bench/skeleton.ts certifier, same load)", value: againstFloor.skeleton.rate };
   const rows = [
-    row(ours, againstAnchor.sqlite, perSecond, synced(againstAnchor.jsSynced), "≥ 2×"),
+    row(ours, againstAnchor.sqlite.rate, perSecond, synced(againstAnchor.jsSynced), "≥ 2×"),
     row(
       ours,
-      againstAnchor.sqlite,
+      againstAnchor.sqlite.rate,
       perSecond,
       { name: "JetStream default (acks before fsync)", value: jsDefault },
       "≥ 1×",
     ),
-    row(ours, againstFloor.sqlite, perSecond, floor, "the nearest achievable"),
+    row(ours, againstFloor.sqlite.rate, perSecond, floor, "the nearest achievable"),
+    row(
+      `router CPU per certified record, SQLite (${NOTE})`,
+      cpuAgainstFloor.sqlite.cpuMs,
+      cpu,
+      { name: "the skeleton certifier's, same load", value: cpuAgainstFloor.skeleton.cpuMs, format: cpu },
+      "the nearest achievable",
+    ),
     row(
       `platform floor (skeleton certifier, ${NOTE})`,
-      floorAgainstAnchor.skeleton,
+      floorAgainstAnchor.skeleton.rate,
       perSecond,
       synced(floorAgainstAnchor.jsSynced),
       "(the floor against the anchor)",
@@ -74,13 +97,6 @@ export function routerRows(
   }
   const text =
     `\nRouter certifications/s, each alternated round (${NOTE}; rows above: the median round)\n\n` +
-    rounds
-      .map(
-        (r, i) =>
-          `round ${i + 1}: JetStream +S ${perSecond(r.jsSynced)}, ours ${perSecond(r.sqlite)}, ` +
-          `skeleton ${perSecond(r.skeleton)}: ours ${ratio(r.sqlite, r.jsSynced)} JetStream +S, ` +
-          `${ratio(r.sqlite, r.skeleton)} the skeleton\n`,
-      )
-      .join("");
+    rounds.map(roundLine).join("");
   return { rows, text };
 }

@@ -235,13 +235,14 @@ async function main(): Promise<void> {
           rounds: scale.routerRounds,
           load,
           syncedUrl: synced.url,
-          routerUrl: net.routerUrl,
+          router: net.router(),
           root: net.root,
         });
         const postgres = await withPostgresSchema(async (url) => {
           const router = await net.startExtraRouter("router-pg", url);
           try {
-            return await routerCertifyRate(router.url, { perSender: scale.perLink });
+            return (await routerCertifyRate(router.url, { perSender: scale.perLink, pid: router.process.child.pid! }))
+              .rate;
           } finally {
             await net.stop(router.process);
           }

@@ -13,6 +13,7 @@ import { WebSocket } from "ws";
 import { WARMUP_PER_LINK } from "./jetstream.js";
 import { cpuMs, quiet } from "./meter.js";
 import { percentile, postJson } from "./network.js";
+import type { CertifyRun } from "./router-certify.js";
 import { CERTIFIED, frame, linkKey, PROPOSE, RECORD_PREV_BYTES } from "./skeleton-wire.js";
 
 const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "skeleton.js");
@@ -153,9 +154,9 @@ function open(url: string): Promise<WebSocket> {
 /**
  * The skeleton certifier's rate under the router section's load (router-certify.ts): 8 links, one
  * proposal in flight each, 300-byte texts, each record naming the hash of the link's previous one,
- * and a sink that every record is pushed to. Certified records per second after the same warm-up.
+ * and a sink that every record is pushed to. Certified records per second and the certifier's CPU per record, over the timed round after the same warm-up.
  */
-export async function skeletonCertifyRate(root: string, options: { perSender: number }): Promise<number> {
+export async function skeletonCertifyRate(root: string, options: { perSender: number }): Promise<CertifyRun> {
   const senders = 8;
   const dir = mkdtempSync(path.join(root, "certifier-"));
   const certifier = await start(["certifier", dir]);
@@ -193,9 +194,12 @@ export async function skeletonCertifyRate(root: string, options: { perSender: nu
         }),
       );
     await round(WARMUP_PER_LINK);
+    const cpu = cpuMs(certifier.child.pid!);
     const started = performance.now();
     await round(options.perSender);
-    return (senders * options.perSender) / ((performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    const records = senders * options.perSender;
+    return { rate: records / seconds, cpuMs: (cpuMs(certifier.child.pid!) - cpu) / records };
   } finally {
     for (const socket of sockets) socket.close();
     certifier.child.kill("SIGKILL");
