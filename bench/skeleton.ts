@@ -4,7 +4,8 @@
  * call), binds the intent in SQLite and makes it durable, signs, proposes over a WebSocket and,
  * on the certificate, verifies it, stores the record and answers. The router verifies, stores the
  * record durably, signs a certificate, answers the author and pushes to the recipient. The
- * recipient verifies author and certificate, stores the record and the inbox item durably and
+ * recipient verifies author and certificate, stores the record and the inbox item (keyed by its
+ * delivery token, 32 random bytes as seed 000 requires) durably and
  * acknowledges. Commits are grouped per event-loop turn and made durable by one fdatasync on the
  * loop at the turn's end, as ours are while the disk is fast (the cheaper placement on this VM);
  * no schema, no CBOR, no logging, no MCP envelope beyond JSON.parse. Its CPU per post, per process, is the nearest any
@@ -22,7 +23,7 @@
  * sink never acknowledges, and the router stops at its window of 512 unacknowledged pushes).
  */
 import Database from "better-sqlite3";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { openSync, fdatasyncSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
@@ -194,7 +195,8 @@ function runRecipient(): void {
     commit(
       () => {
         store.run(seq, hash, record, certificate);
-        admit.run(`dt_${seq}`, seq);
+        // A delivery token is 32 random bytes (seed 000), so its key lands anywhere in the index.
+        admit.run(`dlv_${randomBytes(32).toString("base64url")}`, seq);
       },
       () => link.send(frame(ACK, seq)),
     );
