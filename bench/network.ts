@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { spawnServer, type ServerProcess } from "@social-harness/cli";
+import type { MeasuredRouter } from "./router-certify.js";
 
 /** BENCH_CLI=<path to social-harness.js> runs another build's servers (before/after comparisons). */
 const CLI =
@@ -87,7 +88,7 @@ export class BenchNetwork {
   }
 
   /** The network's router as the router section measures it: its URL, its pid and its /metrics. */
-  router(): { url: string; pid: number; metricsUrl?: string } {
+  router(): MeasuredRouter {
     const pid = this.routerProcess?.child.pid;
     if (pid === undefined) throw new Error("the bench network has no router");
     return {

@@ -111,14 +111,19 @@ export function groupCommits(
 
 const scrape = async (url: string) => commitTotals(await (await fetch(url)).text());
 
+/** A router process as the section measures it: where it links, its pid, its /metrics if served. */
+export interface MeasuredRouter {
+  readonly url: string;
+  readonly pid: number;
+  readonly metricsUrl?: string;
+}
+
 /**
  * Certified records per second with 8 links × 1 in flight, 300-byte texts (JetStream's load), the
- * router's CPU per record (process `pid`) and, given its /metrics, how its group commits went.
+ * router's CPU per record and, given its /metrics, how its group commits went.
  */
-export async function routerCertifyRate(
-  routerUrl: string,
-  options: { perSender: number; pid: number; metricsUrl?: string },
-): Promise<RouterRun> {
+export async function routerCertifyRate(router: MeasuredRouter, options: { perSender: number }): Promise<RouterRun> {
+  const routerUrl = router.url;
   const senders = 8;
   const perSender = options.perSender;
   const run = `${process.pid % 10_000}-${++runs}`;
@@ -156,13 +161,13 @@ export async function routerCertifyRate(
     );
   // The same warm-up as JetStream's (jetstream.ts): this process's links and the router's code settle first.
   await round(WARMUP_PER_LINK);
-  const { metricsUrl } = options;
+  const { metricsUrl, pid } = router;
   const before = metricsUrl === undefined ? undefined : await scrape(metricsUrl);
-  const cpu = cpuMs(options.pid);
+  const cpu = cpuMs(pid);
   const start = performance.now();
   await round(perSender);
   const seconds = (performance.now() - start) / 1000;
-  const used = cpuMs(options.pid) - cpu;
+  const used = cpuMs(pid) - cpu;
   const commits = before === undefined ? undefined : groupCommits(before, await scrape(metricsUrl!));
   for (const l of [...links, sink]) l.close();
   const records = senders * perSender;

@@ -6,7 +6,7 @@
  * every round is printed under the table.
  */
 import { jetStreamRate, type JetStreamLoad } from "./jetstream.js";
-import { routerCertifyRate, type CertifyRun, type RouterRun } from "./router-certify.js";
+import { routerCertifyRate, type CertifyRun, type MeasuredRouter, type RouterRun } from "./router-certify.js";
 import { skeletonCertifyRate } from "./skeleton-floor.js";
 import { medianBy, perSecond, ratio, row, type Row } from "./table.js";
 
@@ -20,7 +20,7 @@ export async function alternatedRounds(options: {
   readonly rounds: number;
   readonly load: JetStreamLoad;
   readonly syncedUrl: string;
-  readonly router: { readonly url: string; readonly pid: number; readonly metricsUrl?: string };
+  readonly router: MeasuredRouter;
   readonly root: string;
 }): Promise<RouterRound[]> {
   const perSender = options.load.perPublisher;
@@ -28,7 +28,7 @@ export async function alternatedRounds(options: {
   for (let round = 0; round < options.rounds; round++) {
     rounds.push({
       jsSynced: await jetStreamRate(options.syncedUrl, options.load),
-      sqlite: await routerCertifyRate(options.router.url, { perSender, ...options.router }),
+      sqlite: await routerCertifyRate(options.router, { perSender }),
       skeleton: await skeletonCertifyRate(options.root, { perSender }),
     });
   }

@@ -241,8 +241,8 @@ async function main(): Promise<void> {
         const postgres = await withPostgresSchema(async (url) => {
           const router = await net.startExtraRouter("router-pg", url);
           try {
-            return (await routerCertifyRate(router.url, { perSender: scale.perLink, pid: router.process.child.pid! }))
-              .rate;
+            const measured = { url: router.url, pid: router.process.child.pid! };
+            return (await routerCertifyRate(measured, { perSender: scale.perLink })).rate;
           } finally {
             await net.stop(router.process);
           }
