@@ -89,13 +89,8 @@ export class BenchNetwork {
 
   /** The network's router as the router section measures it: its URL, its pid and its /metrics. */
   router(): MeasuredRouter {
-    const pid = this.routerProcess?.child.pid;
-    if (pid === undefined) throw new Error("the bench network has no router");
-    return {
-      url: this.routerUrl,
-      pid,
-      ...(this.routerMetricsUrl === undefined ? {} : { metricsUrl: this.routerMetricsUrl }),
-    };
+    if (this.routerProcess === undefined) throw new Error("the bench network has no router");
+    return measuredRouter({ url: this.routerUrl, process: this.routerProcess, metricsUrl: this.routerMetricsUrl });
   }
 
   /** Starts a router of its own, e.g. to measure PostgreSQL beside SQLite. */
@@ -148,6 +143,17 @@ export class BenchNetwork {
     for (const server of this.processes.reverse()) await server.stop();
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/** A started router as the router section measures it: its URL, its pid and its /metrics if served. */
+export function measuredRouter(router: {
+  readonly url: string;
+  readonly process: ServerProcess;
+  readonly metricsUrl?: string | undefined;
+}): MeasuredRouter {
+  const pid = router.process.child.pid;
+  if (pid === undefined) throw new Error("the router process has no pid");
+  return { url: router.url, pid, ...(router.metricsUrl === undefined ? {} : { metricsUrl: router.metricsUrl }) };
 }
 
 export async function mcpClient(daemon: Daemon): Promise<Client> {

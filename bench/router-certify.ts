@@ -123,7 +123,7 @@ export interface MeasuredRouter {
  * router's CPU per record and, given its /metrics, how its group commits went.
  */
 export async function routerCertifyRate(router: MeasuredRouter, options: { perSender: number }): Promise<RouterRun> {
-  const routerUrl = router.url;
+  const { url: routerUrl, pid, metricsUrl } = router;
   const senders = 8;
   const perSender = options.perSender;
   const run = `${process.pid % 10_000}-${++runs}`;
@@ -161,7 +161,6 @@ export async function routerCertifyRate(router: MeasuredRouter, options: { perSe
     );
   // The same warm-up as JetStream's (jetstream.ts): this process's links and the router's code settle first.
   await round(WARMUP_PER_LINK);
-  const { metricsUrl, pid } = router;
   const before = metricsUrl === undefined ? undefined : await scrape(metricsUrl);
   const cpu = cpuMs(pid);
   const start = performance.now();

@@ -17,7 +17,7 @@ import { callgrindMeter, callgrindWrap, cpuMeter } from "./meter.js";
 import { daemonMemory, postsPerSecond, readInboxP50, sendLatency } from "./daemons.js";
 import { httpAnswerP50, measureFloors, type Floors } from "./floors.js";
 import { ANCHOR_LOAD, jetStreamRate, startSyncedJetStream } from "./jetstream.js";
-import { BenchNetwork, WARMUP_CALLS, WARMUP_POSTS } from "./network.js";
+import { BenchNetwork, measuredRouter, WARMUP_CALLS, WARMUP_POSTS } from "./network.js";
 import { routerCertifyRate } from "./router-certify.js";
 import { alternatedRounds, routerRows } from "./router-rounds.js";
 import { mb, ms, perSecond, printTable, row, us, type Row } from "./table.js";
@@ -241,8 +241,7 @@ async function main(): Promise<void> {
         const postgres = await withPostgresSchema(async (url) => {
           const router = await net.startExtraRouter("router-pg", url);
           try {
-            const measured = { url: router.url, pid: router.process.child.pid! };
-            return (await routerCertifyRate(measured, { perSender: scale.perLink })).rate;
+            return (await routerCertifyRate(measuredRouter(router), { perSender: scale.perLink })).rate;
           } finally {
             await net.stop(router.process);
           }
