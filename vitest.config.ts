@@ -3,9 +3,10 @@ import { configDefaults, defineConfig } from "vitest/config";
 /** One project per workspace; `system` holds the tests that start real routers and daemons. */
 export default defineConfig({
   test: {
-    // Vitest's default on 2 cores is one worker, which runs every file in turn. Two workers let the
-    // unit projects and the real OpenClaw gateway (mostly waiting on its host) run beside the
-    // system tests, which stay one file at a time (fileParallelism: false below).
+    // Vitest's default on 2 cores is one worker, which runs every file in turn; two run the unit
+    // projects' files two at a time. The projects with fileParallelism: false below (the system
+    // tests and the real OpenClaw gateway) run after them, one file at a time: Vitest 4 puts every
+    // such file in one sequential group, so no system test shares the machine with another file.
     maxWorkers: 2,
     projects: [
       { test: { name: "protocol", include: ["packages/protocol/src/**/*.test.ts"] } },
