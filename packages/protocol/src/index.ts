@@ -158,6 +158,7 @@ export {
   decodeSignatureList,
   encodeFrame,
   encodeSignatureList,
+  encodeStoredRecordFrame,
   LINK_AUTH_DOMAIN,
   LINK_PROTOCOL,
   linkAuthMessage,
@@ -176,6 +177,7 @@ export {
   type ResolvedAgent,
   type RouterFrame,
   type SignatureEntry,
+  type StoredRecordParts,
 } from "./link.js";
 export {
   EVENT_ERRORS,

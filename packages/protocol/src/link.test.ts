@@ -2,7 +2,16 @@
 import { describe, expect, it } from "vitest";
 import { decodeStrict, encodeCanonical } from "./cbor.js";
 import { mintId } from "./ids.js";
-import { ClientFrameSchema, decodeClientFrame, decodeRouterFrame, RouterFrameSchema } from "./link.js";
+import {
+  ClientFrameSchema,
+  decodeClientFrame,
+  decodeRouterFrame,
+  decodeSignatureList,
+  encodeFrame,
+  encodeSignatureList,
+  encodeStoredRecordFrame,
+  RouterFrameSchema,
+} from "./link.js";
 import { readRecord, RecordSchema } from "./records.js";
 
 const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);
@@ -98,6 +107,60 @@ describe("hot link frames", () => {
       { ...router[4], conv: 7 },
     ];
     for (const frame of badRouter) expect(decodeRouterFrame(encodeCanonical(frame)).ok).toBe(false);
+  });
+});
+
+describe("a stored record's push frame", () => {
+  const stored = (signers: string[], body = bytes(300, 5)) => ({
+    conv: "group:g1:alice,bob,carol",
+    seq: 9,
+    bytes: body,
+    signatures: encodeSignatureList(signers.map((signer, i) => ({ signer, signature: bytes(64, i + 1) }))),
+    certificate: bytes(64, 7),
+  });
+  /** What the router wrote before: the list decoded, then the whole frame encoded. */
+  const generic = (record: ReturnType<typeof stored>, traceparent?: string) =>
+    encodeFrame({
+      t: "record",
+      conv: record.conv,
+      seq: record.seq,
+      record: record.bytes,
+      signatures: decodeSignatureList(record.signatures),
+      certificate: record.certificate,
+      ...(traceparent === undefined ? {} : { traceparent }),
+    });
+
+  it("is the frame encodeFrame writes, byte for byte, for one signer, several, and with a traceparent", () => {
+    for (const record of [
+      stored(["alice"]),
+      stored(["alice", "bob", "carol"]),
+      stored(["bob"], Buffer.alloc(1000, 9)),
+    ]) {
+      expect(Buffer.from(encodeStoredRecordFrame(record))).toEqual(Buffer.from(generic(record)));
+      expect(Buffer.from(encodeStoredRecordFrame(record, traceparent))).toEqual(
+        Buffer.from(generic(record, traceparent)),
+      );
+    }
+  });
+
+  it("reads back as the record frame of the stored record", () => {
+    const record = stored(["alice", "bob"]);
+    const read = decodeRouterFrame(encodeStoredRecordFrame(record, traceparent));
+    expect(read).toEqual({
+      ok: true,
+      frame: {
+        t: "record",
+        conv: record.conv,
+        seq: 9,
+        record: record.bytes,
+        signatures: [
+          { signer: "alice", signature: bytes(64, 1) },
+          { signer: "bob", signature: bytes(64, 2) },
+        ],
+        certificate: record.certificate,
+        traceparent,
+      },
+    });
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import * as z from "zod";
 import { decodeStrict, encodeCanonical } from "./cbor.js";
+import { Preencoded, writeCanonical } from "./cbor-write.js";
 import { isId } from "./ids.js";
 import { isAgentName } from "./names.js";
 import { domainMessage } from "./signatures.js";
@@ -156,6 +157,36 @@ export type RouterFrame = z.infer<typeof RouterFrameSchema>;
 
 export function encodeFrame(frame: ClientFrame | RouterFrame): Uint8Array {
   return encodeCanonical(frame);
+}
+
+/** A certified record as a router stores it: the signature list in its stored form. */
+export interface StoredRecordParts {
+  readonly conv: string;
+  readonly seq: number;
+  readonly bytes: Uint8Array;
+  /** encodeSignatureList's bytes. */
+  readonly signatures: Uint8Array;
+  readonly certificate: Uint8Array;
+}
+
+/**
+ * The record frame that pushes a stored record: the same bytes as encodeFrame of the frame with
+ * its signature list decoded, but the list, stored as its canonical encoding, is written in place
+ * instead of being decoded and encoded again, and the byte strings are not copied first.
+ */
+export function encodeStoredRecordFrame(stored: StoredRecordParts, traceparent?: string): Uint8Array {
+  const frame = {
+    t: "record",
+    conv: stored.conv,
+    seq: stored.seq,
+    record: stored.bytes,
+    signatures: new Preencoded(stored.signatures),
+    certificate: stored.certificate,
+    ...(traceparent === undefined ? {} : { traceparent }),
+  };
+  return (
+    writeCanonical(frame) ?? encodeFrame({ ...frame, t: "record", signatures: decodeSignatureList(stored.signatures) })
+  );
 }
 
 export type FrameRead<T> = { ok: true; frame: T } | { ok: false; reason: string };

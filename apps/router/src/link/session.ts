@@ -6,11 +6,10 @@
 import {
   continueSpan,
   corkForTurn,
-  decodeSignatureList,
   encodeFrame,
+  encodeStoredRecordFrame,
   hop,
   tracingOn,
-  type RecordFrame,
   type RouterFrame,
   type TraceSpan,
 } from "@social-harness/protocol";
@@ -26,23 +25,10 @@ const PAGE = 256;
 /** Each record's frame, encoded once for every member it is pushed to. */
 const encodedFrames = new WeakMap<StoredRecord, Uint8Array>();
 
-/** A stored record's push frame, with a member's trace context when it has one. */
-function recordFrame(record: StoredRecord, traceparent?: string): RecordFrame {
-  return {
-    t: "record",
-    conv: record.conv,
-    seq: record.seq,
-    record: new Uint8Array(record.bytes),
-    signatures: decodeSignatureList(record.signatures),
-    certificate: new Uint8Array(record.certificate),
-    ...(traceparent === undefined ? {} : { traceparent }),
-  };
-}
-
 function frameBytes(record: StoredRecord): Uint8Array {
   let bytes = encodedFrames.get(record);
   if (bytes === undefined) {
-    bytes = encodeFrame(recordFrame(record));
+    bytes = encodeStoredRecordFrame(record);
     encodedFrames.set(record, bytes);
   }
   return bytes;
@@ -57,7 +43,7 @@ function tracedPush(record: StoredRecord, member: string): { span: TraceSpan; by
   if (span === undefined) return undefined;
   const traceparent = span.traceparent;
   if (traceparent === undefined) return { span, bytes: frameBytes(record) };
-  return { span, bytes: encodeFrame(recordFrame(record, traceparent)) };
+  return { span, bytes: encodeStoredRecordFrame(record, traceparent) };
 }
 
 export class LinkSession {
