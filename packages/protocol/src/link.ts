@@ -176,7 +176,7 @@ export interface StoredRecordParts {
  */
 export function encodeStoredRecordFrame(stored: StoredRecordParts, traceparent?: string): Uint8Array {
   const frame = {
-    t: "record",
+    t: "record" as const,
     conv: stored.conv,
     seq: stored.seq,
     record: stored.bytes,
@@ -184,9 +184,7 @@ export function encodeStoredRecordFrame(stored: StoredRecordParts, traceparent?:
     certificate: stored.certificate,
     ...(traceparent === undefined ? {} : { traceparent }),
   };
-  return (
-    writeCanonical(frame) ?? encodeFrame({ ...frame, t: "record", signatures: decodeSignatureList(stored.signatures) })
-  );
+  return writeCanonical(frame) ?? encodeFrame({ ...frame, signatures: decodeSignatureList(stored.signatures) });
 }
 
 export type FrameRead<T> = { ok: true; frame: T } | { ok: false; reason: string };
