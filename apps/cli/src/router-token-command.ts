@@ -1,20 +1,40 @@
 /**
- * `social-harness router token create --data <dir> [--database postgres://...] [--name <agent>]
- * [--expires 7d] [--out <file>]`: issues a registration token for a router that runs with
- * `--admission token`. The token goes to stdout (or to a new file, mode 0600); the router keeps
- * only its digest. Each token registers one name once, before it expires.
+ * `social-harness router token create | list | revoke`, against a router's data directory (or its
+ * PostgreSQL database), with the router running or not:
+ *
+ *   create --data <dir> [--database postgres://...] [--name <agent>] [--expires 7d] [--out <file>]
+ *     issues a registration token for a router that runs with `--admission token`. The token goes
+ *     to stdout (or to a new file, mode 0600); the router keeps only its digest. Each token
+ *     registers one name once, before it expires. Its id goes to stderr.
+ *   list --data <dir> [--database postgres://...] [--json]
+ *     every token issued, oldest first: its id, the name it registers, and whether it is usable,
+ *     used (by whom), revoked or expired.
+ *   revoke <id or token> --data <dir> [--database postgres://...]
+ *     revokes an unused token, so it registers nothing; a name it registered already stays.
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { createRegistrationToken } from "@social-harness/router";
+import {
+  createRegistrationToken,
+  listRegistrationTokens,
+  revokeRegistrationToken,
+  type IssuedTokenInfo,
+  type TokenState,
+} from "@social-harness/router";
+
+const STORAGE_OPTIONS = { data: { type: "string" }, database: { type: "string" } } as const;
 
 export const TOKEN_OPTIONS = {
-  data: { type: "string" },
-  database: { type: "string" },
+  ...STORAGE_OPTIONS,
   name: { type: "string" },
   expires: { type: "string", default: "7d" },
   out: { type: "string" },
 } as const;
+
+const USAGE = `usage:
+  social-harness router token create --data <dir> [--database postgres://...] [--name <agent>] [--expires 7d] [--out <file>]
+  social-harness router token list --data <dir> [--database postgres://...] [--json]
+  social-harness router token revoke <id or token> --data <dir> [--database postgres://...]`;
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const MAX_TTL_MS = 365 * UNIT_MS.d;
@@ -28,18 +48,49 @@ export function parseExpiry(text: string): number {
   return ms;
 }
 
-export async function runRouterTokenCommand(argv: readonly string[]): Promise<void> {
-  const [verb, ...rest] = argv;
-  if (verb !== "create") {
-    throw new Error(
-      "usage: social-harness router token create --data <dir> [--database postgres://...] [--name <agent>] [--expires 7d] [--out <file>]",
-    );
-  }
-  const { values } = parseArgs({ args: rest, options: TOKEN_OPTIONS, strict: true });
+function storageOf(values: { data?: string; database?: string }): { dataDir: string; database?: string } {
   if (values.data === undefined) throw new Error("--data <dir> is required (the router's data directory)");
+  return { dataDir: values.data, ...(values.database === undefined ? {} : { database: values.database }) };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function stateText(state: TokenState): string {
+  switch (state.kind) {
+    case "usable":
+      return "usable";
+    case "used":
+      return `used by ${state.by} at ${iso(state.at)}`;
+    case "revoked":
+      return `revoked at ${iso(state.at)}`;
+    case "expired":
+      return `expired at ${iso(state.at)}`;
+  }
+}
+
+/** One line a token: id, the name it registers, when it expires, what it can still do. */
+export function tokenTable(tokens: readonly IssuedTokenInfo[]): string {
+  const rows = [
+    ["id", "registers", "created", "expires", "state"],
+    ...tokens.map((t) => [t.id, t.name ?? "any free name", iso(t.createdAt), iso(t.expiresAt), stateText(t.state)]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  return (
+    rows
+      .map((row) =>
+        row
+          .map((cell, i) => cell.padEnd(widths[i]!))
+          .join("  ")
+          .trimEnd(),
+      )
+      .join("\n") + "\n"
+  );
+}
+
+async function create(args: readonly string[]): Promise<void> {
+  const { values } = parseArgs({ args: [...args], options: TOKEN_OPTIONS, strict: true });
   const issued = await createRegistrationToken({
-    dataDir: values.data,
-    database: values.database,
+    ...storageOf(values),
     name: values.name,
     ttlMs: parseExpiry(values.expires),
   });
@@ -51,7 +102,61 @@ export async function runRouterTokenCommand(argv: readonly string[]): Promise<vo
   }
   const scope = issued.name === undefined ? "any free name" : issued.name;
   process.stderr.write(
-    `registration token for ${scope}, usable once until ${new Date(issued.expiresAt).toISOString()}` +
+    `registration token ${issued.id} for ${scope}, usable once until ${iso(issued.expiresAt)}` +
       `${values.out === undefined ? "" : ` (written to ${values.out})`}\n`,
   );
+}
+
+async function list(args: readonly string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: [...args],
+    options: { ...STORAGE_OPTIONS, json: { type: "boolean", default: false } },
+    strict: true,
+  });
+  const tokens = await listRegistrationTokens(storageOf(values));
+  // JSON keeps every field: a token for any free name says so with a null name.
+  if (values.json) process.stdout.write(`${JSON.stringify(tokens.map((t) => ({ ...t, name: t.name ?? null })))}\n`);
+  else if (tokens.length === 0) process.stderr.write("this router has issued no registration tokens\n");
+  else process.stdout.write(tokenTable(tokens));
+}
+
+async function revoke(args: readonly string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    options: STORAGE_OPTIONS,
+    strict: true,
+    allowPositionals: true,
+  });
+  if (positionals.length !== 1) throw new Error(`router token revoke takes one token id or token\n${USAGE}`);
+  const target = positionals[0]!;
+  const outcome = await revokeRegistrationToken(storageOf(values), target);
+  switch (outcome.kind) {
+    case "revoked":
+      process.stderr.write(`revoked registration token ${outcome.token.id}: it registers nothing now\n`);
+      return;
+    case "unchanged":
+      process.stderr.write(`registration token ${outcome.token.id} was ${stateText(outcome.token.state)} already\n`);
+      return;
+    case "used":
+      throw new Error(
+        `registration token ${outcome.token.id} was ${stateText(outcome.token.state)}: revoking it would not ` +
+          "withdraw the name, and withdrawing a registered name is not built",
+      );
+    case "unknown":
+      throw new Error(`this router issued no registration token ${target}`);
+  }
+}
+
+export async function runRouterTokenCommand(argv: readonly string[]): Promise<void> {
+  const [verb, ...rest] = argv;
+  switch (verb) {
+    case "create":
+      return create(rest);
+    case "list":
+      return list(rest);
+    case "revoke":
+      return revoke(rest);
+    default:
+      throw new Error(USAGE);
+  }
 }

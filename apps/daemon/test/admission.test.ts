@@ -63,23 +63,27 @@ describe.each(["sqlite", "postgres"] as const)("router admission with real proce
     clients.push(mcp);
     return { daemon, mcp };
   };
-  /** A token file from `router token create`, as an operator makes one. */
-  const tokenFile = (router: RouterProcess, name?: string) => {
-    const file = path.join(dir("token"), "registration.token");
-    const made = runCli([
+  /** `router token <verb> ...` against a router's data directory (and the shared database). */
+  const tokenCli = (router: RouterProcess, verb: string, ...args: string[]) =>
+    runCli([
       "router",
       "token",
-      "create",
+      verb,
+      ...args,
       "--data",
       router.dataDir,
       ...(database === undefined ? [] : ["--database", database]),
-      ...(name === undefined ? [] : ["--name", name]),
-      "--out",
-      file,
     ]);
+  /** A token file from `router token create`, as an operator makes one, and the id it printed. */
+  const issueToken = (router: RouterProcess, name?: string) => {
+    const file = path.join(dir("token"), "registration.token");
+    const made = tokenCli(router, "create", ...(name === undefined ? [] : ["--name", name]), "--out", file);
     expect(made.status, made.stderr).toBe(0);
-    return file;
+    const id = /^registration token ([A-Za-z0-9_-]{12}) for /.exec(made.stderr)?.[1];
+    expect(id, made.stderr).toBeDefined();
+    return { file, id: id! };
   };
+  const tokenFile = (router: RouterProcess, name?: string) => issueToken(router, name).file;
 
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);
@@ -143,6 +147,36 @@ describe.each(["sqlite", "postgres"] as const)("router admission with real proce
         admission: "token-for-another-name",
         detail: "the token registers erin, not dave",
       });
+    });
+
+    it("lists tokens and revokes one with `router token list` and `revoke`; its daemon is refused, saying so", async () => {
+      const { file, id } = issueToken(router, "grace");
+      const revoked = tokenCli(other, "revoke", id);
+      expect(revoked.status, revoked.stderr).toBe(0);
+      expect(revoked.stderr).toBe(`revoked registration token ${id}: it registers nothing now\n`);
+      const grace = await startDaemon("grace", other, ["--registration-token", file]);
+      expect((await settled(grace, "not-registered")).refusal).toMatchObject({
+        admission: "token-expired",
+        detail: expect.stringContaining("the router's operator revoked the token at"),
+      });
+
+      const listed = tokenCli(router, "list", "--json");
+      expect(listed.status, listed.stderr).toBe(0);
+      const tokens = JSON.parse(listed.stdout) as { id: string; name?: string; state: { kind: string; by?: string } }[];
+      expect(tokens.find((t) => t.id === id)).toMatchObject({ name: "grace", state: { kind: "revoked" } });
+      const alicesToken = tokens.find((t) => t.name === "alice");
+      expect(alicesToken).toMatchObject({ state: { kind: "used", by: "alice" } });
+      expect(listed.stdout).not.toContain("sh_reg_");
+      const table = tokenCli(other, "list");
+      expect(table.stdout).toMatch(/^id +registers +created +expires +state$/m);
+      expect(table.stdout).toMatch(new RegExp(`^${id} +grace +\\S+ +\\S+ +revoked at `, "m"));
+      expect(table.stdout).toMatch(new RegExp(`^${alicesToken!.id} +alice +\\S+ +\\S+ +used by alice at `, "m"));
+
+      // A used token stays used: revoking it would not withdraw alice's name.
+      const refused = tokenCli(router, "revoke", alicesToken!.id);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain("would not withdraw the name");
+      expect(tokenCli(router, "revoke", "nosuchtoken0").stderr).toContain("issued no registration token nosuchtoken0");
     });
 
     it("links a restarted daemon again under its name, its spent token notwithstanding", async () => {

@@ -1,5 +1,16 @@
 /** @social-harness/router: the router service, for the command line and for tests. */
 export { startRouter, type RouterOptions, type RunningRouter } from "./router.js";
 export { ADMISSION_MODES, isLoopbackHost, type Admission, type AdmissionMode } from "./registry/admission.js";
-export { createRegistrationToken, type IssuedToken, type TokenOptions } from "./tokens.js";
+export {
+  createRegistrationToken,
+  listRegistrationTokens,
+  revokeRegistrationToken,
+  TOKEN_ID_LENGTH,
+  type IssuedToken,
+  type IssuedTokenInfo,
+  type Revocation,
+  type TokenOptions,
+  type TokenState,
+  type TokenStorage,
+} from "./tokens.js";
 export { RouterMetrics } from "./metrics/router-metrics.js";

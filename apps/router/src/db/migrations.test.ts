@@ -91,12 +91,14 @@ describe("migration 0003 on PostgreSQL", () => {
     dirs.push(dir);
     const first = await openRouterStore({ database, sqliteFile: path.join(dir, "unused.db") });
     await first.close();
-    // Back to the schema before 0003: the constraint as 0001 made it, and 0003 not yet run.
+    // Back to the schema before 0003: the constraint as 0001 made it, and 0003 and the later ones
+    // not yet run.
     const client = new pg.Client({ connectionString: POSTGRES });
     await client.connect();
     try {
       await client.query(`ALTER TABLE ${schema}.records ADD CONSTRAINT records_hash_key UNIQUE (hash)`);
-      await client.query(`DELETE FROM ${schema}.kysely_migration WHERE name = '0003_records_hash_not_indexed'`);
+      await client.query(`ALTER TABLE ${schema}.registration_tokens DROP COLUMN revoked_at`);
+      await client.query(`DELETE FROM ${schema}.kysely_migration WHERE name >= '0003'`);
       const insert = `INSERT INTO ${schema}.records (conv, seq, hash, author, post_id, bytes, signatures, certificate, committed_at) VALUES ($1, $2, $3, $4, $5, '\\x01', '\\x02', '\\x03', 1)`;
       await client.query(insert, ["direct:a,b", 1, "rec_one", "a", "pst_one"]);
 

@@ -125,6 +125,17 @@ export class Registrar {
     return this.bind(request);
   }
 
+  /**
+   * A revoked token's lifetime ended early: it answers `token-expired`, the reason every daemon
+   * build knows, and the detail says the operator revoked it.
+   */
+  private revoked(revokedAt: number): Registration {
+    return this.refuse(
+      "token-expired",
+      `the router's operator revoked the token at ${new Date(revokedAt).toISOString()}`,
+    );
+  }
+
   private async bindWithToken(request: RegistrationRequest): Promise<Registration> {
     const token = request.registrationToken;
     if (token === undefined || token === "") {
@@ -136,6 +147,7 @@ export class Registrar {
     const found = await findRegistrationToken(this.deps.db, digest);
     if (found === undefined) return this.refuse("token-unknown", "this router did not issue the token");
     if (found.usedAt !== undefined) return this.refuse("token-used", "the token registered a name already");
+    if (found.revokedAt !== undefined) return this.revoked(found.revokedAt);
     if (found.expiresAt <= now) {
       return this.refuse("token-expired", `the token expired at ${new Date(found.expiresAt).toISOString()}`);
     }
@@ -145,6 +157,8 @@ export class Registrar {
     try {
       return await this.deps.db.transaction().execute(async (trx) => {
         if (!(await useRegistrationToken(trx, digest, request.name, now))) {
+          const revokedAt = (await findRegistrationToken(trx, digest))?.revokedAt;
+          if (revokedAt !== undefined) return this.revoked(revokedAt);
           return this.refuse("token-used", "the token registered a name already");
         }
         const holder = await registerAgent(trx, request, now);

@@ -8,7 +8,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRouter, type RunningRouter } from "../router.js";
 import { RawLink } from "../testing/raw-link.js";
-import { createRegistrationToken } from "../tokens.js";
+import { createRegistrationToken, listRegistrationTokens, revokeRegistrationToken } from "../tokens.js";
 import type { Admission } from "./admission.js";
 
 const POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
@@ -172,6 +172,76 @@ describe.each(["sqlite", "postgres"] as const)("router admission on %s", (dialec
       expect(answers.filter((a) => a.t !== "authenticated")).toEqual(
         Array.from({ length: 19 }, () => expect.objectContaining({ reason: "not-admitted", admission: "token-used" })),
       );
+    });
+
+    it("lists every token with what it can still do; a revoked token registers nothing, at either router", async () => {
+      const issue = (options: { name?: string; now?: number } = {}) =>
+        createRegistrationToken({ ...where, ttlMs: HOUR, ...options });
+      const revoked = await issue({ name: "tok-revoked" });
+      const spent = await issue();
+      const late = await issue({ now: Date.now() - 2 * HOUR });
+      const usable = await issue({ name: "tok-usable" });
+      await RawLink.authenticated(router.url, "tok-spender", undefined, spent.token).then((l) => links.push(l));
+
+      expect(await revokeRegistrationToken(where, revoked.id)).toMatchObject({
+        kind: "revoked",
+        token: { id: revoked.id, name: "tok-revoked", state: { kind: "usable" } },
+      });
+      for (const at of [router, second]) {
+        expect(await (await open(at, "tok-revoked")).authenticate(undefined, undefined, revoked.token)).toMatchObject({
+          reason: "not-admitted",
+          admission: "token-expired",
+          detail: expect.stringMatching(/^the router's operator revoked the token at \d{4}-/),
+        });
+      }
+      const listed = new Map((await listRegistrationTokens(where)).map((t) => [t.id, t]));
+      expect(listed.get(revoked.id)).toMatchObject({ name: "tok-revoked", state: { kind: "revoked" } });
+      expect(listed.get(spent.id)).toMatchObject({ name: undefined, state: { kind: "used", by: "tok-spender" } });
+      expect(listed.get(late.id)).toMatchObject({ state: { kind: "expired", at: late.expiresAt } });
+      expect(listed.get(usable.id)).toMatchObject({
+        name: "tok-usable",
+        expiresAt: usable.expiresAt,
+        state: { kind: "usable" },
+      });
+      // The list names tokens by id only: nothing in it registers a name.
+      expect(JSON.stringify([...listed.values()])).not.toContain("sh_reg_");
+
+      expect(await revokeRegistrationToken(where, revoked.id)).toMatchObject({ kind: "unchanged" });
+      expect(await revokeRegistrationToken(where, spent.id)).toMatchObject({
+        kind: "used",
+        token: { state: { kind: "used", by: "tok-spender" } },
+      });
+      // By the token itself, as an operator holding the file would.
+      expect(await revokeRegistrationToken(where, usable.token)).toMatchObject({ kind: "revoked" });
+      expect(await (await open(second, "tok-usable")).authenticate(undefined, undefined, usable.token)).toMatchObject({
+        admission: "token-expired",
+      });
+      expect(await revokeRegistrationToken(where, "AAAAAAAAAAAA")).toEqual({ kind: "unknown" });
+      await expect(revokeRegistrationToken(where, "tok")).rejects.toThrow(/neither a token id/);
+    });
+
+    it("lets a token racing its revocation register one name and answer used, or none and answer revoked", async () => {
+      for (let round = 0; round < 4; round++) {
+        const contested = await createRegistrationToken({ ...where, ttlMs: HOUR });
+        const racers = await Promise.all(
+          Array.from({ length: 6 }, (_, i) => open(i % 2 === 0 ? router : second, `tok-rr-${round}-${i}`)),
+        );
+        const [revocation, ...answers] = await Promise.all([
+          revokeRegistrationToken(where, contested.id),
+          ...racers.map((link) => link.authenticate(undefined, undefined, contested.token)),
+        ]);
+        const registered = answers.filter((a) => a.t === "authenticated");
+        if (revocation.kind === "used") expect(registered).toHaveLength(1);
+        else {
+          expect(revocation.kind).toBe("revoked");
+          expect(registered).toEqual([]);
+        }
+        for (const answer of answers.filter((a) => a.t !== "authenticated"))
+          expect(answer).toMatchObject({
+            reason: "not-admitted",
+            admission: expect.stringMatching(/^token-(used|expired)$/),
+          });
+      }
     });
   });
 

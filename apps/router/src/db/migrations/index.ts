@@ -4,6 +4,7 @@ import type { Dialect } from "../database.js";
 import { createRouterSchema } from "./0001_router.js";
 import { migration0002 } from "./0002_registration_tokens.js";
 import { dropRecordsHashIndex } from "./0003_records_hash_not_indexed.js";
+import { migration0004 } from "./0004_registration_token_revocation.js";
 
 export function routerMigrations(dialect: Dialect): Record<string, Migration> {
   const binary = dialect === "postgres" ? "bytea" : "blob";
@@ -11,5 +12,6 @@ export function routerMigrations(dialect: Dialect): Record<string, Migration> {
     "0001_router": createRouterSchema(binary),
     "0002_registration_tokens": migration0002,
     "0003_records_hash_not_indexed": dropRecordsHashIndex(dialect),
+    "0004_registration_token_revocation": migration0004,
   };
 }
