@@ -5,7 +5,6 @@ export {
   createRegistrationToken,
   listRegistrationTokens,
   revokeRegistrationToken,
-  TOKEN_ID_LENGTH,
   type IssuedToken,
   type IssuedTokenInfo,
   type Revocation,

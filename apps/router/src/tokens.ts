@@ -6,7 +6,7 @@
  * A token's id is the first 12 characters of its digest (base64url SHA-256, what the router
  * stores): it names the token in lists and revocations without being able to register anything.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { isAgentName, REGISTRATION_TOKEN_PATTERN } from "@social-harness/protocol";
 import { openRouterStore, type RouterStore } from "./db/database.js";
@@ -41,17 +41,26 @@ export interface IssuedToken {
   readonly expiresAt: number;
 }
 
-export const TOKEN_ID_LENGTH = 12;
+const TOKEN_ID_LENGTH = 12;
 const TOKEN_ID_PATTERN = new RegExp(`^[A-Za-z0-9_-]{${TOKEN_ID_LENGTH}}$`);
 
 const idOf = (digest: string) => digest.slice(0, TOKEN_ID_LENGTH);
 
-async function withStore<T>(storage: TokenStorage, run: (store: RouterStore) => Promise<T>): Promise<T> {
-  mkdirSync(storage.dataDir, { recursive: true, mode: 0o700 });
-  const store = await openRouterStore({
-    database: storage.database,
-    sqliteFile: path.join(storage.dataDir, "router.db"),
-  });
+/**
+ * Opens the router's store for one command. Only `create` makes a data directory and database that
+ * do not exist yet (tokens may be issued before the router's first start); a list or a revocation
+ * against a SQLite file that is not there names the mistake instead of creating an empty router.
+ */
+async function withStore<T>(
+  storage: TokenStorage,
+  run: (store: RouterStore) => Promise<T>,
+  create = false,
+): Promise<T> {
+  const sqliteFile = path.join(storage.dataDir, "router.db");
+  if (create) mkdirSync(storage.dataDir, { recursive: true, mode: 0o700 });
+  else if (storage.database === undefined && !existsSync(sqliteFile))
+    throw new Error(`no router database at ${sqliteFile}: --data names the router's data directory`);
+  const store = await openRouterStore({ database: storage.database, sqliteFile });
   try {
     return await run(store);
   } finally {
@@ -65,12 +74,16 @@ export async function createRegistrationToken(options: TokenOptions): Promise<Is
   }
   if (!Number.isSafeInteger(options.ttlMs) || options.ttlMs <= 0)
     throw new Error("the token needs a positive lifetime");
-  return withStore(options, async (store) => {
-    const now = options.now ?? Date.now();
-    const expiresAt = now + options.ttlMs;
-    const token = await issueRegistrationToken(store.db, { name: options.name, expiresAt, now });
-    return { token, id: idOf(registrationTokenDigest(token)), name: options.name, expiresAt };
-  });
+  return withStore(
+    options,
+    async (store) => {
+      const now = options.now ?? Date.now();
+      const expiresAt = now + options.ttlMs;
+      const token = await issueRegistrationToken(store.db, { name: options.name, expiresAt, now });
+      return { token, id: idOf(registrationTokenDigest(token)), name: options.name, expiresAt };
+    },
+    true,
+  );
 }
 
 /** What a token can still do: register a name, or nothing and why. */

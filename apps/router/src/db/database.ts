@@ -4,11 +4,12 @@
  * certified record is on disk before its certificate leaves the router.
  */
 import Database from "better-sqlite3";
-import { Kysely, PostgresDialect, type Generated } from "kysely";
+import { Kysely, type Generated } from "kysely";
 import { Migrator } from "kysely/migration";
 import pg from "pg";
 import { routerMigrations } from "./migrations/index.js";
 import { TransactionalSqliteDialect, withStatementCache } from "@social-harness/sqlite";
+import { OwnSchemaPostgresDialect } from "./own-schema-dialect.js";
 
 export interface AgentsTable {
   name: string;
@@ -118,7 +119,7 @@ export async function openRouterStore(options: { database?: string; sqliteFile: 
       await bootstrap.end();
     }
     const pool = new pg.Pool({ ...config, max: 10 });
-    const db = new Kysely<RouterDatabase>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<RouterDatabase>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
     await migrate(db, "postgres", schema);
     return {
       db,

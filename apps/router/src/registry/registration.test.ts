@@ -218,6 +218,12 @@ describe.each(["sqlite", "postgres"] as const)("router admission on %s", (dialec
       });
       expect(await revokeRegistrationToken(where, "AAAAAAAAAAAA")).toEqual({ kind: "unknown" });
       await expect(revokeRegistrationToken(where, "tok")).rejects.toThrow(/neither a token id/);
+      if (dialect === "sqlite") {
+        const missing = { dataDir: path.join(where.dataDir, "typo") };
+        await expect(listRegistrationTokens(missing)).rejects.toThrow(/no router database at .*typo/);
+        await expect(revokeRegistrationToken(missing, revoked.id)).rejects.toThrow(/no router database/);
+        expect(existsSync(missing.dataDir)).toBe(false);
+      }
     });
 
     it("lets a token racing its revocation register one name and answer used, or none and answer revoked", async () => {
