@@ -151,11 +151,11 @@ export async function revokeRegistrationToken(
   }
   return withStore(storage, async (store) => {
     const now = storage.now ?? Date.now();
-    const rows = byToken
-      ? [await findRegistrationToken(store.db, registrationTokenDigest(idOrToken))].filter(
-          (row): row is RegistrationTokenRow => row !== undefined,
-        )
-      : await findRegistrationTokensByPrefix(store.db, idOrToken);
+    // A token's whole digest is the longest prefix of itself: one look-up serves both forms.
+    const rows = await findRegistrationTokensByPrefix(
+      store.db,
+      byToken ? registrationTokenDigest(idOrToken) : idOrToken,
+    );
     if (rows.length === 0) return { kind: "unknown" };
     // Twelve base64url characters are 72 bits of SHA-256: two tokens of one router never share them.
     if (rows.length > 1) throw new Error(`${rows.length} tokens have the id ${idOrToken}; revoke by the token itself`);

@@ -10,8 +10,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { openRouterStore } from "./database.js";
 import { routerMigrations } from "./migrations/index.js";
-
-const POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
+import { dropTestSchemas, TEST_POSTGRES } from "../testing/postgres.js";
 
 describe("a router's PostgreSQL schema among others", () => {
   const prefix = `own_schema_${process.pid}_${Date.now()}`;
@@ -19,18 +18,18 @@ describe("a router's PostgreSQL schema among others", () => {
 
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
-    const client = new pg.Client({ connectionString: POSTGRES });
+    const client = new pg.Client({ connectionString: TEST_POSTGRES });
     await client.connect();
     const { rows } = await client.query<{ nspname: string }>("SELECT nspname FROM pg_namespace WHERE nspname LIKE $1", [
       `${prefix}%`,
     ]);
-    for (const { nspname } of rows) await client.query(`DROP SCHEMA IF EXISTS ${nspname} CASCADE`);
     await client.end();
+    await dropTestSchemas(...rows.map((row) => row.nspname));
   });
 
   // Kysely's introspector failed this in each of three runs (each within its first 200 churns).
   it("migrates while other schemas of the database are created and dropped", async () => {
-    const churn = new pg.Client({ connectionString: POSTGRES });
+    const churn = new pg.Client({ connectionString: TEST_POSTGRES });
     await churn.connect();
     let stop = false;
     const churning = (async () => {
@@ -44,7 +43,7 @@ describe("a router's PostgreSQL schema among others", () => {
     try {
       for (let i = 0; i < 25; i++) {
         const store = await openRouterStore({
-          database: `${POSTGRES}?schema=${prefix}_router_${i}`,
+          database: `${TEST_POSTGRES}?schema=${prefix}_router_${i}`,
           sqliteFile: path.join(dir, "unused.db"),
         });
         await store.close();
@@ -54,7 +53,7 @@ describe("a router's PostgreSQL schema among others", () => {
       await churning;
       await churn.end();
     }
-    const client = new pg.Client({ connectionString: POSTGRES });
+    const client = new pg.Client({ connectionString: TEST_POSTGRES });
     await client.connect();
     try {
       const { rows } = await client.query<{ n: string }>(

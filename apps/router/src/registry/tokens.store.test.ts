@@ -2,9 +2,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openRouterStore, type RouterStore } from "../db/database.js";
+import { dropTestSchemas, TEST_POSTGRES } from "../testing/postgres.js";
 import {
   findRegistrationToken,
   findRegistrationTokensByPrefix,
@@ -12,8 +12,6 @@ import {
   revokeRegistrationTokenRow,
   useRegistrationToken,
 } from "./tokens.store.js";
-
-const POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
 
 describe.each(["sqlite", "postgres"] as const)("registration token rows on %s", (dialect) => {
   const schema = `tokens_store_${process.pid}_${Date.now()}`;
@@ -25,19 +23,14 @@ describe.each(["sqlite", "postgres"] as const)("registration token rows on %s", 
   beforeAll(async () => {
     store = await openRouterStore({
       sqliteFile: path.join(dir, "router.db"),
-      ...(dialect === "postgres" ? { database: `${POSTGRES}?schema=${schema}` } : {}),
+      ...(dialect === "postgres" ? { database: `${TEST_POSTGRES}?schema=${schema}` } : {}),
     });
   });
 
   afterAll(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
-    if (dialect === "postgres") {
-      const client = new pg.Client({ connectionString: POSTGRES });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
-    }
+    if (dialect === "postgres") await dropTestSchemas(schema);
   });
 
   it("never uses a revoked token, and never revokes a used one", async () => {
