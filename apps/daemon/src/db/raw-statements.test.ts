@@ -81,4 +81,26 @@ describe("transactions of prepared statements", () => {
     expect(await held).toBe(1);
     expect(values()).toEqual([1, 2]);
   });
+
+  it("reads rows as arrays in the SELECT's column order, at once or in Kysely's turn, and refuses a write", async () => {
+    store.sqlite.exec("CREATE TABLE w (id INTEGER PRIMARY KEY, name TEXT, note TEXT)");
+    store.sqlite.prepare("INSERT INTO w (id, name, note) VALUES (?, ?, ?)").run(7, "seven", null);
+    const raw = RawStatements.of(store.db);
+    // "2" would come first among an object's keys (an integer key): the arrays keep the SELECT's order.
+    const read = 'SELECT note, name, id, 1 AS "2" FROM w WHERE id > ?';
+    expect(raw.values(store.db, read, [0])).toEqual([[null, "seven", 7, 1]]);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const open = store.db.transaction().execute(async () => {
+      await gate;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(store.sqlite.inTransaction).toBe(true);
+    const waiting = raw.values(store.db, read, [0]);
+    expect(waiting).toBeInstanceOf(Promise);
+    release();
+    await open;
+    expect(await waiting).toEqual([[null, "seven", 7, 1]]);
+    expect(() => raw.values(store.db, "INSERT INTO w (name) VALUES ('x') RETURNING id", [])).toThrow(/reads/);
+  });
 });

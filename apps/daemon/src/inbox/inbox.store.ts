@@ -144,11 +144,24 @@ export interface PageRow {
   readonly recordHash: string | null;
 }
 
-const PAGE_COLUMNS = "id, token, item, guidance, size, record_hash AS recordHash";
+const PAGE_COLUMNS = "id, token, item, guidance, size, record_hash";
+
+type PageValues = [id: number, token: string, item: string, guidance: string | null, size: number, hash: string | null];
+
+/** A page's rows are read as arrays (RawStatements.values): their objects are built here. */
+const pageRowOf = (v: readonly [...PageValues, ...unknown[]]): PageRow => ({
+  id: v[0],
+  token: v[1],
+  item: v[2],
+  guidance: v[3],
+  size: v[4],
+  recordHash: v[5],
+});
 
 /** pendingRows with only the columns of a page (the item and guidance as stored). */
 export async function pageRows(db: DbOrTrx, after: number, upper: number, limit: number): Promise<PageRow[]> {
-  return RawStatements.of(db).all<PageRow>(db, selectPending(PAGE_COLUMNS, limit), [after, upper]);
+  const values = await RawStatements.of(db).values<PageValues>(db, selectPending(PAGE_COLUMNS, limit), [after, upper]);
+  return values.map(pageRowOf);
 }
 
 /**
@@ -157,12 +170,12 @@ export async function pageRows(db: DbOrTrx, after: number, upper: number, limit:
  * continuations keep. `upper` is 0 when the page is empty (nothing follows it either).
  */
 export async function firstPageRows(db: DbOrTrx, limit: number): Promise<{ rows: PageRow[]; upper: number }> {
-  const rows = await RawStatements.of(db).all<PageRow & { upper: number }>(
+  const values = await RawStatements.of(db).values<[...PageValues, upper: number]>(
     db,
     selectPending(`${PAGE_COLUMNS}, (SELECT max(id) FROM inbox) AS upper`, limit),
     [0, Number.MAX_SAFE_INTEGER],
   );
-  return { rows, upper: rows[0]?.upper ?? 0 };
+  return { rows: values.map(pageRowOf), upper: values[0]?.[6] ?? 0 };
 }
 
 /** The oldest pending row, inside a transaction the caller holds. */
