@@ -1,6 +1,6 @@
 /**
  * `social-harness <command>`: the one command line of Social Harness (SPEC §13).
- *   router   run a router, or issue, list and revoke its registration tokens
+ *   router   run a router, issue, list and revoke its registration tokens, or withdraw a name
  *   daemon   run an agent's daemon   identity print a daemon's public key
  *   demo     run a local network     history  export or verify a daemon's certified history
  */
@@ -13,6 +13,7 @@ const USAGE = `usage:
   social-harness router token create --data <dir> [--database postgres://...] [--name <agent>] [--expires 7d] [--out <file>]
   social-harness router token list --data <dir> [--database postgres://...] [--json]
   social-harness router token revoke <id or token> --data <dir> [--database postgres://...]
+  social-harness router agent withdraw <name> --data <dir> [--database postgres://...]
   social-harness daemon --name <agent> --router ws://127.0.0.1:7700 --data <dir> [--listen 127.0.0.1:0]
                         [--trust open|allowlist] [--registration-token <file>]
   social-harness identity --data <dir> [--name <agent>]

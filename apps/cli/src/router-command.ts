@@ -2,7 +2,8 @@
  * `social-harness router --data <dir> [--listen 127.0.0.1:7700] [--database postgres://...]
  * [--admission open|token|keys] [--allowed-keys <file>] [--metrics-listen [host:]port]`: starts a router, prints one ready line
  * of JSON to stdout, logs to stderr, and shuts down cleanly on SIGTERM or SIGINT. The only place
- * the router reads its command line. `router token ...` issues registration tokens.
+ * the router reads its command line. `router token ...` issues registration tokens;
+ * `router agent withdraw` withdraws a registered name.
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -54,6 +55,10 @@ export async function runRouterCommand(argv: readonly string[]): Promise<void> {
   if (argv[0] === "token") {
     const { runRouterTokenCommand } = await import("./router-token-command.js");
     return runRouterTokenCommand(argv.slice(1));
+  }
+  if (argv[0] === "agent") {
+    const { runRouterAgentCommand } = await import("./router-agent-command.js");
+    return runRouterAgentCommand(argv.slice(1));
   }
   const { values } = parseArgs({ args: [...argv], options: ROUTER_OPTIONS, strict: true });
   if (values.data === undefined) throw new Error("--data <dir> is required");

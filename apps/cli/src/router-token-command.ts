@@ -140,7 +140,7 @@ async function revoke(args: readonly string[]): Promise<void> {
     case "used":
       throw new Error(
         `registration token ${outcome.token.id} was ${stateText(outcome.token.state)}: revoking it would not ` +
-          "withdraw the name, and withdrawing a registered name is not built",
+          "withdraw the name; `social-harness router agent withdraw <name>` does",
       );
     case "unknown":
       throw new Error(`this router issued no registration token ${target}`);

@@ -186,6 +186,55 @@ describe.each(["sqlite", "postgres"] as const)("router admission with real proce
       expect((await healthOf(alice)).refusal).toBeUndefined();
     });
 
+    it("withdraws a name with `router agent withdraw`: its daemon is refused at once, saying so, and so is any other", async () => {
+      const withdrawCli = (name: string) =>
+        runCli([
+          "router",
+          "agent",
+          "withdraw",
+          name,
+          "--data",
+          other.dataDir,
+          ...(database === undefined ? [] : ["--database", database]),
+        ]);
+      const heidi = await startDaemon("heidi", other, ["--registration-token", tokenFile(router, "heidi")]);
+      await heidi.linked();
+      const later = tokenFile(router, "heidi");
+      const sender = (await agent(alice)).mcp.client;
+      expect(await tool(sender, "send_message", { to: "agent:heidi", text: "before" })).toEqual({});
+
+      const withdrawn = withdrawCli("heidi");
+      expect(withdrawn.status, withdrawn.stderr).toBe(0);
+      expect(withdrawn.stderr).toMatch(/^withdrew heidi from key [A-Za-z0-9_-]{43} \(registered /);
+      const refusal = {
+        reason: "not-admitted",
+        admission: "key-not-allowed",
+        detail: expect.stringMatching(/^the router's operator withdrew heidi at .+; no key registers it again$/),
+      };
+      expect((await settled(heidi, "not-registered")).refusal).toMatchObject(refusal);
+      // Every router refuses posts to it within its poll of the database (a second).
+      const refused = await eventually(
+        async () => {
+          const send = await callTool(sender, "send_message", { to: "agent:heidi", text: "nobody" });
+          return send.ok ? undefined : send;
+        },
+        5_000,
+        "a send to heidi refused",
+      );
+      expect(refused).toMatchObject({ ok: false, data: { reason: "unknown-agent" } });
+      const again = withdrawCli("heidi");
+      expect(again.status).toBe(1);
+      expect(again.stderr).toContain("no key holds heidi at this router");
+
+      // Another daemon (another key) with a token issued before the withdrawal is refused too: a new
+      // key under the name would read the conversation that holds "before".
+      const next = await startDaemon("heidi", router, ["--registration-token", later]);
+      expect((await settled(next, "not-registered")).refusal).toMatchObject(refusal);
+      const issued = tokenCli(router, "create", "--name", "heidi");
+      expect(issued.status).toBe(1);
+      expect(issued.stderr).toMatch(/heidi was withdrawn at .+; no key registers it again/);
+    });
+
     it("refuses to start a daemon whose token file is missing or holds no token", async () => {
       const junk = path.join(dir("junk"), "token");
       writeFileSync(junk, "not a token\n");

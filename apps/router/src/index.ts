@@ -12,4 +12,5 @@ export {
   type TokenState,
   type TokenStorage,
 } from "./tokens.js";
+export { withdrawRegisteredName, type WithdrawnName } from "./names.js";
 export { RouterMetrics } from "./metrics/router-metrics.js";

@@ -18,6 +18,7 @@ import {
   revokeRegistrationTokenRow,
   type RegistrationTokenRow,
 } from "./registry/tokens.store.js";
+import { findWithdrawal } from "./registry/withdrawals.store.js";
 
 /** Where a router keeps its tokens. */
 export interface TokenStorage {
@@ -51,7 +52,7 @@ const idOf = (digest: string) => digest.slice(0, TOKEN_ID_LENGTH);
  * do not exist yet (tokens may be issued before the router's first start); a list or a revocation
  * against a SQLite file that is not there names the mistake instead of creating an empty router.
  */
-async function withStore<T>(
+export async function withStore<T>(
   storage: TokenStorage,
   run: (store: RouterStore) => Promise<T>,
   create = false,
@@ -79,6 +80,12 @@ export async function createRegistrationToken(options: TokenOptions): Promise<Is
     async (store) => {
       const now = options.now ?? Date.now();
       const expiresAt = now + options.ttlMs;
+      const withdrawn = options.name === undefined ? undefined : await findWithdrawal(store.db, options.name);
+      if (withdrawn !== undefined) {
+        throw new Error(
+          `${options.name} was withdrawn at ${new Date(withdrawn.withdrawnAt).toISOString()}; no key registers it again`,
+        );
+      }
       const token = await issueRegistrationToken(store.db, { name: options.name, expiresAt, now });
       return { token, id: idOf(registrationTokenDigest(token)), name: options.name, expiresAt };
     },

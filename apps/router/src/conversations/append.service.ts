@@ -38,7 +38,7 @@ export interface AppendContext {
   readonly bus: RouterBus;
   readonly routerKey: SigningKey;
   readonly now: () => number;
-  /** Names known to be registered; registrations are never withdrawn, so the set only grows. */
+  /** Names known to be registered; a withdrawal removes its name (LinkServer.withdraw). */
   readonly knownAgents: Set<string>;
   /** Records committed by this router lately, so pushes rarely read them back. */
   readonly recent: RecentRecords;

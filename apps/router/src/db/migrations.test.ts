@@ -98,6 +98,7 @@ describe("migration 0003 on PostgreSQL", () => {
     try {
       await client.query(`ALTER TABLE ${schema}.records ADD CONSTRAINT records_hash_key UNIQUE (hash)`);
       await client.query(`ALTER TABLE ${schema}.registration_tokens DROP COLUMN revoked_at`);
+      await client.query(`DROP TABLE ${schema}.name_withdrawals`);
       await client.query(`DELETE FROM ${schema}.kysely_migration WHERE name >= '0003'`);
       const insert = `INSERT INTO ${schema}.records (conv, seq, hash, author, post_id, bytes, signatures, certificate, committed_at) VALUES ($1, $2, $3, $4, $5, '\\x01', '\\x02', '\\x03', 1)`;
       await client.query(insert, ["direct:a,b", 1, "rec_one", "a", "pst_one"]);

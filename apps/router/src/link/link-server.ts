@@ -42,6 +42,7 @@ import { LinkSession } from "./session.js";
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 const PING_INTERVAL_MS = 15_000;
 const AGENT_KEY_CACHE = 100_000;
+const WITHDRAWN = "the router's operator withdrew this name";
 
 export interface LinkServerDeps extends AppendContext {
   readonly appends: AppendBatcher;
@@ -66,6 +67,8 @@ export class LinkServer {
   private readonly sessions = new Map<string, LinkSession>();
   private readonly groupMembers = new Map<string, readonly string[]>();
   private readonly agentKeys = new Map<string, Uint8Array>();
+  /** Names withdrawn while this router ran: no session of them opens. */
+  private readonly withdrawn = new Set<string>();
   private readonly pingTimer: NodeJS.Timeout;
 
   constructor(
@@ -164,6 +167,8 @@ export class LinkServer {
             clearTimeout(timer);
             if (!result.ok) return refuse(result.reason, result.detail, result.admission);
             if (socket.readyState !== socket.OPEN) return;
+            // Withdrawn while its registration was being read: the next attempt is refused.
+            if (this.withdrawn.has(frame.name)) return socket.close(4003, WITHDRAWN);
             session = new LinkSession(
               frame.name,
               frame.publicKey,
@@ -324,8 +329,8 @@ export class LinkServer {
   }
 
   /**
-   * Registered agents' keys, read once: a name stays bound to its first key and registrations are
-   * never withdrawn (on PostgreSQL another router may add names, so only found names are kept).
+   * Registered agents' keys, read once: a name stays bound to its first key until it is withdrawn,
+   * which drops it here (on PostgreSQL another router may add names, so only found names are kept).
    */
   private async resolveAgents(names: readonly string[]): Promise<Map<string, { publicKey: Uint8Array }>> {
     const found = new Map<string, { publicKey: Uint8Array }>();
@@ -340,6 +345,24 @@ export class LinkServer {
       found.set(name, agent);
     }
     return found;
+  }
+
+  /**
+   * Applies a withdrawal (`router agent withdraw`, read from the database by the router's watch):
+   * the name's key is forgotten, and its link, if it is linked here, is closed. Its daemon's next
+   * attempt to link is refused by registration.
+   */
+  withdraw(withdrawal: { readonly name: string }): void {
+    const { name } = withdrawal;
+    this.withdrawn.add(name);
+    this.agentKeys.delete(name);
+    this.deps.knownAgents.delete(name);
+    const session = this.sessions.get(name);
+    if (session !== undefined) {
+      this.sessions.delete(name);
+      session.close(4003, WITHDRAWN);
+      this.deps.log.info({ agent: name }, "closed the link of a withdrawn name");
+    }
   }
 
   /** How many daemons are linked now. */

@@ -1,6 +1,8 @@
 /**
  * Registration (SPEC §5, issue 13): a name belongs to the first key the router's admission lets
- * register it, and afterwards only that key links under it. A registration token is used in the
+ * register it, and afterwards only that key links under it, until the router's operator withdraws
+ * the name (`router agent withdraw`): a withdrawn name is retired, and no key registers it again.
+ * A registration token is used in the
  * same transaction that binds the name, so a token registers exactly one name even when several
  * routers share PostgreSQL, and a refused binding leaves the token unused.
  */
@@ -12,6 +14,7 @@ import type { RouterDatabase } from "../db/database.js";
 import { loadAllowedKeys, type Admission } from "./admission.js";
 import { findAgent, registerAgent } from "./registry.store.js";
 import { findRegistrationToken, insertRegistrationToken, useRegistrationToken } from "./tokens.store.js";
+import { findWithdrawal } from "./withdrawals.store.js";
 
 export type Registration =
   | { readonly ok: true; readonly registered: "now" | "before" }
@@ -80,6 +83,16 @@ export class Registrar {
       return sameKey(holder.publicKey, request.publicKey)
         ? { ok: true, registered: "before" }
         : this.taken(request.name);
+    }
+    // A withdrawn name is retired, whatever the admission: a new key under it would read the
+    // history of the conversations it was a member of.
+    const withdrawn = await findWithdrawal(this.deps.db, request.name);
+    if (withdrawn !== undefined) {
+      return this.refuse(
+        "key-not-allowed",
+        `the router's operator withdrew ${request.name} at ${new Date(withdrawn.withdrawnAt).toISOString()}; ` +
+          "no key registers it again",
+      );
     }
     const admission = this.deps.admission;
     switch (admission.mode) {

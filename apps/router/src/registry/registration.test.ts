@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRouter, type RunningRouter } from "../router.js";
 import { RawLink } from "../testing/raw-link.js";
 import { createRegistrationToken, listRegistrationTokens, revokeRegistrationToken } from "../tokens.js";
+import { withdrawRegisteredName } from "../names.js";
 import type { Admission } from "./admission.js";
 
 const POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
@@ -249,6 +250,52 @@ describe.each(["sqlite", "postgres"] as const)("router admission on %s", (dialec
           });
       }
     });
+    it("withdraws a name at every router: its link closes, and no key registers it again", async () => {
+      const oldKey = generateSigningKey();
+      const held = await RawLink.authenticated(second.url, "tok-wd", oldKey, await token({ name: "tok-wd" }));
+      links.push(held);
+      const peer = await RawLink.authenticated(router.url, "tok-wd-peer", undefined, await token());
+      links.push(peer);
+      const conv = "direct:tok-wd,tok-wd-peer";
+      expect(await peer.propose(peer.draft(conv, null, "before"))).toMatchObject({ t: "certified" });
+      expect((await peer.resolve(["tok-wd"])).agents).toEqual([{ name: "tok-wd", publicKey: oldKey.publicKey }]);
+
+      const fresh = await createRegistrationToken({ ...where, name: "tok-wd", ttlMs: HOUR });
+      const withdrawn = await withdrawRegisteredName(where, "tok-wd");
+      expect(withdrawn).toMatchObject({ name: "tok-wd", publicKey: encodeBase64url(oldKey.publicKey) });
+      await expect(createRegistrationToken({ ...where, name: "tok-wd", ttlMs: HOUR })).rejects.toThrow(
+        /^tok-wd was withdrawn at .+; no key registers it again$/,
+      );
+      // Every router reads it within its poll (a second): the link closes, the name resolves no more.
+      expect(await held.closed).toEqual({ code: 4003, reason: "the router's operator withdrew this name" });
+      await expect
+        .poll(async () => (await peer.resolve(["tok-wd"])).agents, { timeout: 5_000 })
+        .toEqual([{ name: "tok-wd", error: "unknown-agent" }]);
+      expect(await peer.propose(peer.draft(conv, null, "after"))).toMatchObject({
+        t: "refused",
+        reason: "unknown-agent",
+      });
+      expect(await withdrawRegisteredName(where, "tok-wd")).toBeUndefined();
+      expect(await withdrawRegisteredName(where, "tok-never")).toBeUndefined();
+
+      // Neither the old key nor a new one registers it, with or without a token issued before the
+      // withdrawal, at either router; the token stays unused.
+      for (const [at, key, presented] of [
+        [router, oldKey, undefined],
+        [second, oldKey, fresh.token],
+        [second, generateSigningKey(), fresh.token],
+      ] as const) {
+        const again = await open(at, "tok-wd", key);
+        expect(await again.authenticate(undefined, undefined, presented)).toMatchObject({
+          t: "link-error",
+          reason: "not-admitted",
+          admission: "key-not-allowed",
+          detail: expect.stringMatching(/^the router's operator withdrew tok-wd at .+; no key registers it again$/),
+        });
+      }
+      const tokens = await listRegistrationTokens(where);
+      expect(tokens.find((t) => t.id === fresh.id)?.state).toEqual({ kind: "usable" });
+    });
   });
 
   describe("by allowed keys", () => {
@@ -315,6 +362,22 @@ describe.each(["sqlite", "postgres"] as const)("router admission on %s", (dialec
         }),
       ).rejects.toThrow(/ENOENT/);
     });
+  });
+
+  it("refuses a withdrawn name to every key even under open admission; the key may take another name", async () => {
+    const where = storage("openwd");
+    const router = await start(where, { mode: "open" });
+    const oldKey = generateSigningKey();
+    const held = await RawLink.authenticated(router.url, "open-wd", oldKey);
+    links.push(held);
+    await withdrawRegisteredName(where, "open-wd");
+    expect((await held.closed).code).toBe(4003);
+    for (const key of [oldKey, generateSigningKey()])
+      expect(await (await open(router, "open-wd", key)).authenticate()).toMatchObject({
+        reason: "not-admitted",
+        admission: "key-not-allowed",
+      });
+    expect(await (await open(router, "open-wd2", oldKey)).authenticate()).toMatchObject({ t: "authenticated" });
   });
 
   it("refuses to start on a non-loopback address without an admission choice, before touching its data", async () => {

@@ -23,12 +23,17 @@ export class RawLink {
   private waiters: { match: (f: RouterFrame) => boolean; resolve: (f: RouterFrame) => void }[] = [];
   private nextId = 1;
   challenge: Extract<RouterFrame, { t: "challenge" }> | undefined;
+  /** Resolves when the socket closes, with the router's close code and reason. */
+  readonly closed: Promise<{ code: number; reason: string }>;
 
   private constructor(
     readonly socket: WebSocket,
     readonly name: string,
     readonly key: SigningKey,
   ) {
+    this.closed = new Promise((resolve) =>
+      socket.once("close", (code: number, reason: Buffer) => resolve({ code, reason: reason.toString() })),
+    );
     socket.on("message", (data: Buffer) => {
       const read = decodeRouterFrame(new Uint8Array(data));
       if (!read.ok) throw new Error(`router sent a malformed frame: ${read.reason}`);

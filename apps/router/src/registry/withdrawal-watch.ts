@@ -1,0 +1,45 @@
+/**
+ * Every router learns of a withdrawn name (`router agent withdraw`, run against its database by
+ * another process) by reading the withdrawals logged past the last one it saw, once a second: the
+ * CLI writes the database, and routers sharing PostgreSQL, or the one router of a SQLite file, are
+ * other processes. Each withdrawal is applied once (LinkServer.withdraw).
+ */
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { RouterDatabase } from "../db/database.js";
+import { lastWithdrawalId, withdrawalsAfter, type Withdrawal } from "./withdrawals.store.js";
+
+export const WITHDRAWAL_POLL_MS = 1_000;
+
+export interface WithdrawalWatch {
+  /** Reads and applies what was logged since the last read (the timer calls it too). */
+  poll(): Promise<void>;
+  stop(): void;
+}
+
+export async function watchWithdrawals(
+  db: Kysely<RouterDatabase>,
+  apply: (withdrawal: Withdrawal) => void,
+  log: Logger,
+  intervalMs = WITHDRAWAL_POLL_MS,
+): Promise<WithdrawalWatch> {
+  // Withdrawals before the start concern no session of this process; registration refuses their keys.
+  let seen = await lastWithdrawalId(db);
+  let running: Promise<void> | undefined;
+  const poll = () =>
+    (running ??= (async () => {
+      try {
+        for (const withdrawal of await withdrawalsAfter(db, seen)) {
+          apply(withdrawal);
+          seen = withdrawal.id;
+        }
+      } finally {
+        running = undefined;
+      }
+    })());
+  const timer = setInterval(() => {
+    poll().catch((error: unknown) => log.error({ err: error }, "reading withdrawn names failed"));
+  }, intervalMs);
+  timer.unref();
+  return { poll, stop: () => clearInterval(timer) };
+}
