@@ -2,8 +2,8 @@
  * Who may register a new name at this router (issue 13): anyone (`open`), a daemon presenting a
  * registration token the operator issued (`token`), or a name and key the operator listed
  * (`keys`). `open` is the default only on loopback; a router reachable from elsewhere must be
- * told. A registered name keeps linking with its key whatever the mode; admission decides only
- * who binds a free name.
+ * told. A registered name keeps linking with its key whatever the mode, until the operator
+ * withdraws it (names.ts); admission decides only who binds a free name.
  */
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
