@@ -32,8 +32,6 @@ export interface RouterOptions {
   readonly admission?: Admission;
   /** `--metrics-listen`: where /metrics (Prometheus) is served; not served when absent. */
   readonly metricsListen?: { readonly host: string; readonly port: number };
-  /** How often withdrawn names are read from the database (tests shorten it); 1 s by default. */
-  readonly withdrawalPollMs?: number;
 }
 
 export interface RunningRouter {
@@ -107,12 +105,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
           links.refreshAll().catch((error: unknown) => options.log.error({ err: error }, "sweep failed"));
         }, SWEEP_INTERVAL_MS);
   sweep?.unref();
-  const withdrawals = await watchWithdrawals(
-    store.db,
-    (withdrawal) => links.withdraw(withdrawal),
-    options.log,
-    options.withdrawalPollMs,
-  );
+  const withdrawals = await watchWithdrawals(store.db, (withdrawal) => links.withdraw(withdrawal), options.log);
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(options.port, options.host, () => resolve());
@@ -131,7 +124,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     ...(served === undefined ? {} : { metricsUrl: `${served.url}/metrics` }),
     async close() {
       if (sweep !== undefined) clearInterval(sweep);
-      withdrawals.stop();
+      await withdrawals.stop();
       if (served !== undefined) await new Promise<void>((resolve) => served.server.close(() => resolve()));
       await links.close();
       await new Promise<void>((resolve) => http.close(() => resolve()));

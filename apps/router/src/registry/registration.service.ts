@@ -2,9 +2,9 @@
  * Registration (SPEC §5, issue 13): a name belongs to the first key the router's admission lets
  * register it, and afterwards only that key links under it, until the router's operator withdraws
  * the name (`router agent withdraw`): a withdrawn name is retired, and no key registers it again.
- * A registration token is used in the
- * same transaction that binds the name, so a token registers exactly one name even when several
- * routers share PostgreSQL, and a refused binding leaves the token unused.
+ * A registration token is used in the same transaction that binds the name, so a token registers
+ * exactly one name even when several routers share PostgreSQL, and a refused binding leaves the
+ * token unused.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { encodeBase64url, REGISTRATION_TOKEN_PATTERN, type AdmissionRefusal } from "@social-harness/protocol";

@@ -12,9 +12,8 @@ import { lastWithdrawalId, withdrawalsAfter, type Withdrawal } from "./withdrawa
 export const WITHDRAWAL_POLL_MS = 1_000;
 
 export interface WithdrawalWatch {
-  /** Reads and applies what was logged since the last read (the timer calls it too). */
-  poll(): Promise<void>;
-  stop(): void;
+  /** Stops reading; resolves once a read under way has ended, before the store closes. */
+  stop(): Promise<void>;
 }
 
 export async function watchWithdrawals(
@@ -23,7 +22,7 @@ export async function watchWithdrawals(
   log: Logger,
   intervalMs = WITHDRAWAL_POLL_MS,
 ): Promise<WithdrawalWatch> {
-  // Withdrawals before the start concern no session of this process; registration refuses their keys.
+  // Withdrawals before the start concern no session of this process; registration refuses their names.
   let seen = await lastWithdrawalId(db);
   let running: Promise<void> | undefined;
   const poll = () =>
@@ -41,5 +40,10 @@ export async function watchWithdrawals(
     poll().catch((error: unknown) => log.error({ err: error }, "reading withdrawn names failed"));
   }, intervalMs);
   timer.unref();
-  return { poll, stop: () => clearInterval(timer) };
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await running?.catch(() => undefined);
+    },
+  };
 }
