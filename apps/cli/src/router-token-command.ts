@@ -120,15 +120,36 @@ async function list(args: readonly string[]): Promise<void> {
   else process.stdout.write(tokenTable(tokens));
 }
 
+/**
+ * The one argument of `revoke` that is not an option or an option's value. A token id is the start
+ * of a base64url digest, so one id in 64 starts with `-`, which parseArgs would take for an unknown
+ * option: the target is found first, and only the options go to parseArgs. `--` still works.
+ */
+function revokeTarget(args: readonly string[]): { target: string | undefined; options: string[] } {
+  const flags = Object.keys(STORAGE_OPTIONS).map((name) => `--${name}`);
+  const options: string[] = [];
+  const targets: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") {
+      targets.push(...args.slice(i + 1));
+      break;
+    }
+    if (flags.includes(arg)) {
+      options.push(arg, ...(i + 1 < args.length ? [args[++i]!] : []));
+    } else if (flags.some((flag) => arg.startsWith(`${flag}=`))) {
+      options.push(arg);
+    } else {
+      targets.push(arg);
+    }
+  }
+  return { target: targets.length === 1 ? targets[0] : undefined, options };
+}
+
 async function revoke(args: readonly string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    options: STORAGE_OPTIONS,
-    strict: true,
-    allowPositionals: true,
-  });
-  if (positionals.length !== 1) throw new Error(`router token revoke takes one token id or token\n${USAGE}`);
-  const target = positionals[0]!;
+  const { target, options } = revokeTarget(args);
+  const { values } = parseArgs({ args: options, options: STORAGE_OPTIONS, strict: true });
+  if (target === undefined) throw new Error(`router token revoke takes one token id or token\n${USAGE}`);
   const outcome = await revokeRegistrationToken(storageOf(values), target);
   switch (outcome.kind) {
     case "revoked":
