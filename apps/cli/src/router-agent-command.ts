@@ -5,23 +5,20 @@
  */
 import { parseArgs } from "node:util";
 import { withdrawRegisteredName } from "@social-harness/router";
+import { STORAGE_OPTIONS, storageOf } from "./router-token-command.js";
 
 const USAGE = "usage:\n  social-harness router agent withdraw <name> --data <dir> [--database postgres://...]";
 
 async function withdraw(args: readonly string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: [...args],
-    options: { data: { type: "string" }, database: { type: "string" } },
+    options: STORAGE_OPTIONS,
     strict: true,
     allowPositionals: true,
   });
   if (positionals.length !== 1) throw new Error(`router agent withdraw takes one agent name\n${USAGE}`);
-  if (values.data === undefined) throw new Error("--data <dir> is required (the router's data directory)");
   const name = positionals[0]!;
-  const withdrawn = await withdrawRegisteredName(
-    { dataDir: values.data, ...(values.database === undefined ? {} : { database: values.database }) },
-    name,
-  );
+  const withdrawn = await withdrawRegisteredName(storageOf(values), name);
   if (withdrawn === undefined) throw new Error(`no key holds ${name} at this router`);
   process.stderr.write(
     `withdrew ${withdrawn.name} from key ${withdrawn.publicKey} (registered ` +

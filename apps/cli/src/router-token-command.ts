@@ -22,7 +22,8 @@ import {
   type TokenState,
 } from "@social-harness/router";
 
-const STORAGE_OPTIONS = { data: { type: "string" }, database: { type: "string" } } as const;
+/** Where a router command finds the router's database: its data directory, and PostgreSQL if shared. */
+export const STORAGE_OPTIONS = { data: { type: "string" }, database: { type: "string" } } as const;
 
 export const TOKEN_OPTIONS = {
   ...STORAGE_OPTIONS,
@@ -48,7 +49,7 @@ export function parseExpiry(text: string): number {
   return ms;
 }
 
-function storageOf(values: { data?: string; database?: string }): { dataDir: string; database?: string } {
+export function storageOf(values: { data?: string; database?: string }): { dataDir: string; database?: string } {
   if (values.data === undefined) throw new Error("--data <dir> is required (the router's data directory)");
   return { dataDir: values.data, ...(values.database === undefined ? {} : { database: values.database }) };
 }

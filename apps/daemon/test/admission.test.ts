@@ -63,17 +63,11 @@ describe.each(["sqlite", "postgres"] as const)("router admission with real proce
     clients.push(mcp);
     return { daemon, mcp };
   };
-  /** `router token <verb> ...` against a router's data directory (and the shared database). */
+  /** `router <args>` against a router's data directory (and the shared database). */
+  const routerCli = (router: RouterProcess, ...args: string[]) =>
+    runCli(["router", ...args, "--data", router.dataDir, ...(database === undefined ? [] : ["--database", database])]);
   const tokenCli = (router: RouterProcess, verb: string, ...args: string[]) =>
-    runCli([
-      "router",
-      "token",
-      verb,
-      ...args,
-      "--data",
-      router.dataDir,
-      ...(database === undefined ? [] : ["--database", database]),
-    ]);
+    routerCli(router, "token", verb, ...args);
   /** A token file from `router token create`, as an operator makes one, and the id it printed. */
   const issueToken = (router: RouterProcess, name?: string) => {
     const file = path.join(dir("token"), "registration.token");
@@ -187,16 +181,7 @@ describe.each(["sqlite", "postgres"] as const)("router admission with real proce
     });
 
     it("withdraws a name with `router agent withdraw`: its daemon is refused at once, saying so, and so is any other", async () => {
-      const withdrawCli = (name: string) =>
-        runCli([
-          "router",
-          "agent",
-          "withdraw",
-          name,
-          "--data",
-          other.dataDir,
-          ...(database === undefined ? [] : ["--database", database]),
-        ]);
+      const withdrawCli = (name: string) => routerCli(other, "agent", "withdraw", name);
       const heidi = await startDaemon("heidi", other, ["--registration-token", tokenFile(router, "heidi")]);
       await heidi.linked();
       const later = tokenFile(router, "heidi");

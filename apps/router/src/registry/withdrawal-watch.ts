@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import type { RouterDatabase } from "../db/database.js";
 import { lastWithdrawalId, withdrawalsAfter, type Withdrawal } from "./withdrawals.store.js";
 
-export const WITHDRAWAL_POLL_MS = 1_000;
+const WITHDRAWAL_POLL_MS = 1_000;
 
 export interface WithdrawalWatch {
   /** Stops reading; resolves once a read under way has ended, before the store closes. */
@@ -20,7 +20,6 @@ export async function watchWithdrawals(
   db: Kysely<RouterDatabase>,
   apply: (withdrawal: Withdrawal) => void,
   log: Logger,
-  intervalMs = WITHDRAWAL_POLL_MS,
 ): Promise<WithdrawalWatch> {
   // Withdrawals before the start concern no session of this process; registration refuses their names.
   let seen = await lastWithdrawalId(db);
@@ -38,7 +37,7 @@ export async function watchWithdrawals(
     })());
   const timer = setInterval(() => {
     poll().catch((error: unknown) => log.error({ err: error }, "reading withdrawn names failed"));
-  }, intervalMs);
+  }, WITHDRAWAL_POLL_MS);
   timer.unref();
   return {
     stop: async () => {
