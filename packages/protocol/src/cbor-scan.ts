@@ -6,6 +6,8 @@
  * any doubt) answers undefined and the caller takes the slow proof (decode, re-encode, compare).
  */
 
+import { copyBytes } from "./byte-slab.js";
+
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const MAX_DEPTH = 128;
 
@@ -14,14 +16,36 @@ const unsure = (): never => {
   throw new Unsure();
 };
 
-function compareKeys(a: Uint8Array, b: Uint8Array): number {
-  if (a.length !== b.length) return a.length - b.length;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+/** Canonical key order within `bytes`: the shorter key first, then bytewise. */
+function compareKeys(bytes: Uint8Array, a: number, aLength: number, b: number, bLength: number): number {
+  if (aLength !== bLength) return aLength - bLength;
+  for (let i = 0; i < aLength; i++) if (bytes[a + i] !== bytes[b + i]) return bytes[a + i]! - bytes[b + i]!;
   return 0;
+}
+
+/** Above this length a text's bytes go to TextDecoder, whose validation is vectorised. */
+const SHORT_TEXT = 64;
+
+/**
+ * Map keys already seen, by a hash of their bytes: a record or frame repeats a dozen keys, and a
+ * cached key is a string V8 has already internalized. Only ASCII keys of a few bytes are kept, and
+ * only the first KEYS_KEPT distinct ones, so hostile keys cost a miss, never memory.
+ */
+const KEYS_KEPT = 512;
+const MAX_KEPT_KEY = 24;
+const keys = new Map<number, string>();
+
+/** The kept keys' hash (FNV-1a, 32 bits) of `length` bytes at `start`; exported for the tests' collisions. */
+export function keyHash(bytes: Uint8Array, start: number, length: number): number {
+  let hash = length;
+  for (let i = start; i < start + length; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
+  return hash;
 }
 
 class Scanner {
   pos = 0;
+  /** The bytes as a Buffer, made on the first short text: its latin1 decoding is UTF-8's for ASCII. */
+  private buffer: Buffer | undefined;
   constructor(private readonly bytes: Uint8Array) {}
 
   /** The argument of the head at pos, checked to be in shortest form. */
@@ -68,6 +92,47 @@ class Scanner {
     return out;
   }
 
+  /** A text of `length` bytes at pos: short ASCII decoded natively in place, the rest by TextDecoder. */
+  private text(length: number): string {
+    const b = this.bytes;
+    const start = this.pos;
+    const end = start + length;
+    if (end > b.length) unsure();
+    if (length > SHORT_TEXT) return utf8.decode(this.slice(length));
+    for (let i = start; i < end; i++) if (b[i]! >= 0x80) return utf8.decode(this.slice(length));
+    this.pos = end;
+    if (length === 0) return "";
+    this.buffer ??= Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+    return this.buffer.toString("latin1", start, end);
+  }
+
+  /** A map key of `length` bytes at pos, from the cache when its bytes match a kept key. */
+  private key(length: number): string {
+    if (length > MAX_KEPT_KEY) return this.text(length);
+    const b = this.bytes;
+    const start = this.pos;
+    if (start + length > b.length) unsure();
+    const hash = keyHash(b, start, length);
+    const kept = keys.get(hash);
+    if (kept !== undefined && kept.length === length) {
+      let same = true;
+      for (let i = 0; i < length; i++) {
+        if (kept.charCodeAt(i) !== b[start + i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) {
+        this.pos = start + length;
+        return kept;
+      }
+    }
+    const key = this.text(length);
+    // Kept only when one byte is one character (ASCII), which the comparison above assumes.
+    if (kept === undefined && keys.size < KEYS_KEPT && key.length === length) keys.set(hash, key);
+    return key;
+  }
+
   value(depth: number): unknown {
     if (depth > MAX_DEPTH || this.pos >= this.bytes.length) unsure();
     const head = this.bytes[this.pos++]!;
@@ -82,9 +147,9 @@ class Scanner {
         return -1 - n;
       }
       case 2:
-        return new Uint8Array(this.slice(this.argument(info)));
+        return copyBytes(this.slice(this.argument(info)));
       case 3:
-        return utf8.decode(this.slice(this.argument(info)));
+        return this.text(this.argument(info));
       case 4: {
         const length = this.argument(info);
         const list: unknown[] = [];
@@ -94,14 +159,18 @@ class Scanner {
       case 5: {
         const length = this.argument(info);
         const map: Record<string, unknown> = {};
-        let previous: Uint8Array | undefined;
+        let previous = -1;
+        let previousLength = 0;
         for (let i = 0; i < length; i++) {
           if (this.pos >= this.bytes.length || this.bytes[this.pos]! >> 5 !== 3) unsure();
           const keyHead = this.bytes[this.pos++]!;
-          const keyBytes = this.slice(this.argument(keyHead & 31));
-          if (previous !== undefined && compareKeys(previous, keyBytes) >= 0) unsure();
-          previous = keyBytes;
-          const key = utf8.decode(keyBytes);
+          const keyLength = this.argument(keyHead & 31);
+          const keyStart = this.pos;
+          if (keyStart + keyLength > this.bytes.length) unsure();
+          if (previous >= 0 && compareKeys(this.bytes, previous, previousLength, keyStart, keyLength) >= 0) unsure();
+          const key = this.key(keyLength);
+          previous = keyStart;
+          previousLength = keyLength;
           if (key === "__proto__") unsure();
           map[key] = this.value(depth + 1);
         }

@@ -7,6 +7,8 @@
  * encodes with cborg, which either handles the value or refuses it with the reason.
  */
 
+import { copyBytes } from "./byte-slab.js";
+
 const INITIAL = 16 * 1024;
 
 class Unsupported extends Error {}
@@ -59,7 +61,30 @@ function head(major: number, n: number): void {
   }
 }
 
+/** Texts up to this many characters are tried as ASCII, written by this loop without a native call. */
+const SHORT_TEXT = 64;
+
 function text(s: string): void {
+  const n = s.length;
+  if (n <= SHORT_TEXT) {
+    // Written as ASCII after a head that assumes one byte per character; any other character
+    // leaves the bytes written so far to be overwritten by the general path.
+    // Room for the longest head too, so head() below never moves the scratch buffer.
+    room(n + 9);
+    const start = at;
+    let p = start + (n < 24 ? 1 : 2);
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      scratch[p++] = c;
+    }
+    if (i === n) {
+      head(3, n);
+      at = p;
+      return;
+    }
+  }
   if (!s.isWellFormed()) throw UNSUPPORTED;
   const length = Buffer.byteLength(s, "utf8");
   head(3, length);
@@ -72,7 +97,35 @@ function byEncodedKey(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
+/** Sorts an object's few keys in place into canonical order (an insertion sort: a dozen at most). */
+function sortKeys(keys: string[]): void {
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && byEncodedKey(keys[j]!, key) > 0) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+}
+
 const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * Short ASCII keys already checked: records and frames repeat a few dozen. Only the first
+ * KEYS_KEPT distinct ones are kept, so other keys (a form's, a hostile value's) cost the check.
+ */
+const asciiKeys = new Set<string>();
+const KEYS_KEPT = 512;
+const MAX_KEPT_KEY = 24;
+
+function isAsciiKey(key: string): boolean {
+  if (asciiKeys.has(key)) return true;
+  if (!ASCII.test(key)) return false;
+  if (asciiKeys.size < KEYS_KEPT && key.length <= MAX_KEPT_KEY) asciiKeys.add(key);
+  return true;
+}
 
 function value(v: unknown, depth: number): void {
   if (depth > 64) throw UNSUPPORTED;
@@ -122,8 +175,8 @@ function value(v: unknown, depth: number): void {
   if (proto !== Object.prototype && proto !== null) throw UNSUPPORTED;
   const record = v as Record<string, unknown>;
   const keys = Object.keys(record);
-  for (const key of keys) if (!ASCII.test(key)) throw UNSUPPORTED;
-  keys.sort(byEncodedKey);
+  for (const key of keys) if (!isAsciiKey(key)) throw UNSUPPORTED;
+  sortKeys(keys);
   head(5, keys.length);
   for (const key of keys) {
     text(key);
@@ -144,7 +197,5 @@ export function writeCanonical(v: unknown): Uint8Array | undefined {
   } finally {
     busy = false;
   }
-  const out = new Uint8Array(at);
-  out.set(scratch.subarray(0, at));
-  return out;
+  return copyBytes(scratch.subarray(0, at));
 }

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeCanonical, decodeCanonicalSlowly, encodeCanonical } from "./cbor.js";
-import { scanCanonical } from "./cbor-scan.js";
+import { keyHash, scanCanonical } from "./cbor-scan.js";
 
 const hex = (h: string) => new Uint8Array(Buffer.from(h.replace(/\s/g, ""), "hex"));
 
@@ -39,6 +39,30 @@ describe("deterministic CBOR", () => {
     expect(() => encodeCanonical(Number.NaN)).toThrow();
     expect(() => encodeCanonical(2 ** 53)).toThrow();
     expect(() => encodeCanonical("\ud800")).toThrow();
+  });
+
+  it("reads a key whose hash collides with a kept key as its own bytes", () => {
+    // Two four-letter keys with one hash: the one read first is kept, the other must not read as it.
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; pair === undefined; i++) {
+      const key = i.toString(36).padStart(4, "0");
+      const hash = keyHash(Buffer.from(key), 0, key.length);
+      const other = seen.get(hash);
+      if (other !== undefined) pair = [other, key];
+      else seen.set(hash, key);
+    }
+    const [first, second] = pair;
+    expect(scanCanonical(encodeCanonical({ [first]: 1 }))?.value).toEqual({ [first]: 1 });
+    expect(scanCanonical(encodeCanonical({ [second]: 2 }))?.value).toEqual({ [second]: 2 });
+    expect(scanCanonical(encodeCanonical({ [first]: 3, [second]: 4 }))?.value).toEqual({ [first]: 3, [second]: 4 });
+  });
+
+  it("reads keys and texts alike once more distinct keys came than it keeps", () => {
+    const many = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`k${i}`, `v${i}é`]));
+    expect(scanCanonical(encodeCanonical(many))?.value).toEqual(many);
+    const usual = { conv: "direct:alice,bob", kind: "post", text: "x".repeat(65), ké: "ü" };
+    expect(scanCanonical(encodeCanonical(usual))?.value).toEqual(usual);
   });
 
   it("refuses input above the size cap before decoding", () => {

@@ -133,14 +133,20 @@ export function conversationOf(self: AgentName, address: CanonicalAddress): Conv
 
 /** The members of a conversation key, or undefined when the key is malformed. */
 export function membersOfConversation(conv: string): readonly AgentName[] | undefined {
-  if (conv.startsWith("direct:")) {
-    const pair = conv.slice("direct:".length).split(",");
-    const [a, b] = pair;
-    if (pair.length !== 2 || !isAgentName(a) || !isAgentName(b) || !(a < b)) return undefined;
-    return [a, b];
-  }
-  return membersOfGroupAddress(conv);
+  if (!conv.startsWith("direct:")) return membersOfGroupAddress(conv);
+  // Read once per conversation, as group addresses are: every record and frame of a post names it.
+  const known = readDirects.get(conv);
+  if (known !== undefined) return known;
+  const pair = conv.slice("direct:".length).split(",");
+  const [a, b] = pair;
+  if (pair.length !== 2 || !isAgentName(a) || !isAgentName(b) || !(a < b)) return undefined;
+  if (readDirects.size >= READ_GROUPS_LIMIT) readDirects.clear();
+  const members = Object.freeze([a, b]);
+  readDirects.set(conv, members);
+  return members;
 }
+
+const readDirects = new Map<string, readonly AgentName[]>();
 
 /**
  * The address a member uses for a conversation: the other agent of a direct conversation, or

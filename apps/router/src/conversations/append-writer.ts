@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { encodeSignatureList, hop, type AnatomyOptions, type SigningKey } from "@social-harness/protocol";
+import { encodeSignatureList, hop, ownBuffer, type AnatomyOptions, type SigningKey } from "@social-harness/protocol";
 import { CommitPlacement, type CommitPlace, type CommitPlacementOptions } from "@social-harness/sqlite";
 import type { Kysely } from "kysely";
 import { openSqliteConnection, type RouterDatabase } from "../db/database.js";
@@ -74,19 +74,11 @@ function workerUrl(): URL {
   return new URL(url.href.replace(/\/src\/conversations\/([^/]+)$/, "/dist/conversations/$1"));
 }
 
-/**
- * The bytes alone: a record decoded from a frame is a view into the socket's read buffer, and
- * postMessage clones a view's whole backing buffer (64 KiB for one 400-byte record).
- */
-function compact(bytes: Uint8Array): Uint8Array {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
-}
-
-/** A batch as the writer thread takes it: the signature lists encoded once, here. */
+/** A batch as the committer takes it: the signature lists encoded once, here. */
 function wireOf(input: HeadCommit): WireCommit {
   return {
     conv: input.conv,
-    bytes: compact(input.bytes),
+    bytes: input.bytes,
     hash: input.hash,
     prev: input.prev,
     author: input.author,
@@ -94,6 +86,16 @@ function wireOf(input: HeadCommit): WireCommit {
     signatures: encodeSignatureList(input.signatures),
     ...(input.createMembers === undefined ? {} : { createMembers: input.createMembers }),
   };
+}
+
+/**
+ * The same, bound for the writer thread: bytes carved from a shared buffer (a frame's, or the
+ * protocol's byte slab) are copied out first, since postMessage clones a view's whole backing
+ * buffer.
+ */
+function threadWireOf(input: HeadCommit): WireCommit {
+  const wire = wireOf(input);
+  return { ...wire, bytes: ownBuffer(wire.bytes), signatures: ownBuffer(wire.signatures) };
 }
 
 /** The outcome of one append from the thread's answer; a new record is rebuilt from its input. */
@@ -203,7 +205,7 @@ async function startSqliteWriter(data: WriterData): Promise<ThreadWriter> {
     write(inputs, forget) {
       if (failure !== undefined) return Promise.reject(failure);
       const id = ++nextId;
-      const wire = inputs.map(wireOf);
+      const wire = inputs.map(threadWireOf);
       return new Promise<WireOutcome[]>((resolve, reject) => {
         waiting.set(id, { resolve, reject });
         worker.postMessage({ id, inputs: wire, ...(forget ? { forget: true as const } : {}) } satisfies WriterRequest);
