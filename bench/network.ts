@@ -119,8 +119,23 @@ export class BenchNetwork {
 
   async startDaemon(name: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Daemon> {
     const data = path.join(this.root, name);
+    // Under a wrapper (callgrind runs every process some fifty times slower) the router's answers
+    // take longer than a daemon's default 15 s wait on a slow VM, and a post would be left pending.
+    const patience = this.options.wrap === undefined ? [] : ["--router-timeout-ms", "600000"];
     const server = this.spawn(
-      ["daemon", "--name", name, "--router", this.routerUrl, "--data", data, "--listen", "127.0.0.1:0", ...extra],
+      [
+        "daemon",
+        "--name",
+        name,
+        "--router",
+        this.routerUrl,
+        "--data",
+        data,
+        "--listen",
+        "127.0.0.1:0",
+        ...patience,
+        ...extra,
+      ],
       env,
     );
     this.processes.push(server);

@@ -216,7 +216,7 @@ async function main(): Promise<void> {
           const counted = await cpuPerOperation(grind, callgrindMeter(net.root), instructionLoad);
           extraSections.push(
             printCosts(
-              "Instructions per operation (valgrind callgrind; repeat almost exactly)",
+              "Instructions per operation (valgrind callgrind, 100 operations after 100 of warm-up; the JIT's tiering under valgrind can move them between runs)",
               counted,
               "instructions",
             ),
