@@ -111,7 +111,7 @@ class Scanner {
     if (length > MAX_KEPT_KEY) return this.text(length);
     const b = this.bytes;
     const start = this.pos;
-    if (start + length > b.length) unsure();
+    // (The map loop checked that the key's bytes are all there.)
     const hash = keyHash(b, start, length);
     const kept = keys.get(hash);
     if (kept !== undefined && kept.length === length) {

@@ -31,7 +31,7 @@ export {
   type TraceContext,
   type TraceSpan,
 } from "./tracing.js";
-export { copyBytes, ownBuffer } from "./byte-slab.js";
+export { ownBuffer } from "./byte-slab.js";
 export { corkForTurn } from "./cork.js";
 export { decodeBase64url, encodeBase64url } from "./base64url.js";
 export {

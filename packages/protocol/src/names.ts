@@ -94,6 +94,8 @@ export function parseMessageAddress(input: string, self: AgentName): AddressResu
  */
 const readGroups = new Map<string, readonly AgentName[]>();
 const READ_GROUPS_LIMIT = 4_096;
+/** Direct conversations' members, read once each, within the same limit. */
+const readDirects = new Map<string, readonly AgentName[]>();
 
 /** The members of a canonical group address, or undefined when it is not canonical. */
 export function membersOfGroupAddress(address: string): readonly AgentName[] | undefined {
@@ -145,8 +147,6 @@ export function membersOfConversation(conv: string): readonly AgentName[] | unde
   readDirects.set(conv, members);
   return members;
 }
-
-const readDirects = new Map<string, readonly AgentName[]>();
 
 /**
  * The address a member uses for a conversation: the other agent of a direct conversation, or
