@@ -66,6 +66,38 @@ function toInboxRow(row: Row): InboxRow {
   };
 }
 
+/** A row's values in COLUMNS' order (a statement in raw mode, RawStatements.values). */
+type RowValues = readonly [
+  id: number,
+  token: string,
+  kind: string,
+  item: string,
+  guidance: string | null,
+  size: number,
+  conv: string | null,
+  recordHash: string | null,
+  state: string,
+  createdAt: number,
+  settledAt: number | null,
+];
+
+function inboxRowOfValues(row: RowValues): InboxRow {
+  const [id, token, kind, item, guidance, size, conv, recordHash, state, createdAt, settledAt] = row;
+  return {
+    id,
+    token,
+    kind,
+    item,
+    guidance,
+    size,
+    conv,
+    recordHash,
+    state: state as InboxRow["state"],
+    createdAt,
+    settledAt,
+  };
+}
+
 const COLUMNS = [
   "id",
   "token",
@@ -180,8 +212,8 @@ export async function firstPageRows(db: DbOrTrx, limit: number): Promise<{ rows:
 
 /** The oldest pending row, inside a transaction the caller holds. */
 export function oldestPendingHeld(held: HeldStatements): InboxRow | undefined {
-  const [row] = held.all<Row>(SELECT_OLDEST, [0, Number.MAX_SAFE_INTEGER]);
-  return row === undefined ? undefined : toInboxRow(row);
+  const [row] = held.values<RowValues>(SELECT_OLDEST, [0, Number.MAX_SAFE_INTEGER]);
+  return row === undefined ? undefined : inboxRowOfValues(row);
 }
 
 export async function maxInboxId(db: DbOrTrx): Promise<number> {

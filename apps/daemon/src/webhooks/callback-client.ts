@@ -76,9 +76,12 @@ function classify(error: unknown, timedOut: boolean): CallbackOutcome {
   return { kind: "failure", category: "connection_refused", detail };
 }
 
-/** A callback URL parsed and checked: the request options it dials with, or its refusal. */
+/**
+ * A callback URL parsed and checked: the request options it dials with and its Host header (the
+ * URL's host, port included unless it is the scheme's default), or its refusal.
+ */
 type Target =
-  | { readonly kind: "target"; readonly secure: boolean; readonly options: https.RequestOptions }
+  | { readonly kind: "target"; readonly secure: boolean; readonly options: https.RequestOptions; readonly host: string }
   | Extract<CallbackOutcome, { readonly kind: "failure" }>;
 
 /** How many parsed URLs a client keeps (a daemon has a few registrations; more are parsed again). */
@@ -109,14 +112,14 @@ function parseTarget(
     ...(literal ? {} : { lookup }),
     ...(secure && !literal ? { servername: host } : {}),
   };
-  return { kind: "target", secure, options };
+  return { kind: "target", secure, options, host: url.host };
 }
 
 export class CallbackClient implements CallbackSender {
   private readonly lookup: LookupFunction;
   private readonly reuse: ConnectionReuse;
   private readonly agents: { readonly http: http.Agent; readonly https: https.Agent };
-  /** When each socket was first seen, for the age limit. */
+  /** When each connection was dialled, for the age limit. */
   private readonly born = new WeakMap<Duplex, number>();
   private readonly targets = new Map<string, Target>();
 
@@ -127,11 +130,15 @@ export class CallbackClient implements CallbackSender {
   ) {
     this.reuse = { ...DEFAULT_REUSE, ...reuse };
     const pool = { keepAlive: true, maxFreeSockets: 4, timeout: this.reuse.idleMs, scheduling: "lifo" as const };
-    this.agents = { http: new http.Agent(pool), https: new https.Agent(pool) };
+    const born = this.born;
+    this.agents = {
+      http: stampingDials(new http.Agent(pool), born),
+      https: stampingDials(new https.Agent(pool), born),
+    };
     // A connection past its age is closed when it comes free rather than kept for the next attempt.
     for (const agent of [this.agents.http, this.agents.https]) {
       agent.on("free", (socket: Duplex) => {
-        if (Date.now() - (this.born.get(socket) ?? 0) >= this.reuse.maxAgeMs) socket.destroy();
+        if (Date.now() - (born.get(socket) ?? 0) >= this.reuse.maxAgeMs) socket.destroy();
       });
     }
     // Called by node:net for every new connection; `all` is set when Node races address families.
@@ -171,16 +178,20 @@ export class CallbackClient implements CallbackSender {
     const target = this.targetOf(request.url);
     if (target.kind === "failure") return Promise.resolve(target);
     if (request.signal?.aborted === true) return Promise.resolve({ kind: "cancelled" });
-    const options: https.RequestOptions = {
-      ...target.options,
-      headers: { ...request.headers, "content-length": String(request.body.length) },
-    };
+    // The headers as a flat list of names and values: Node writes such a list as it is (still
+    // validating every name and value) instead of setting each header on the request one by one.
+    const headers = ["host", target.host, "content-length", String(request.body.length)];
+    for (const name in request.headers) {
+      if (name !== "host" && name !== "content-length") headers.push(name, request.headers[name]!);
+    }
+    const options: https.RequestOptions = { ...target.options, headers };
     const transport = target.secure ? https : http;
 
     return new Promise<CallbackOutcome>((resolve) => {
       // The deadline and the caller's signal each destroy the request in flight. (Not a composed
       // AbortSignal passed to the request: AbortSignal.any and the request's abort listener cost
-      // about a tenth of a delivery's CPU.)
+      // about a tenth of a delivery's CPU.) Once the status line has settled the attempt, the same
+      // timer, started again, bounds the drain of the response's body.
       let settled = false;
       let timedOut = false;
       let current: http.ClientRequest | undefined;
@@ -190,10 +201,11 @@ export class CallbackClient implements CallbackSender {
         current?.destroy(new Error("the attempt's deadline passed"));
       }, request.timeoutMs);
       request.signal?.addEventListener("abort", cancel, { once: true });
-      const settle = (outcome: CallbackOutcome) => {
+      const settle = (outcome: CallbackOutcome, draining = false) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        if (draining) timer.refresh();
+        else clearTimeout(timer);
         request.signal?.removeEventListener("abort", cancel);
         resolve(outcome);
       };
@@ -209,8 +221,8 @@ export class CallbackClient implements CallbackSender {
           res.on("error", fail);
           const limit = request.readBodyBytes;
           if (limit === undefined) {
-            settle({ kind: "response", status });
-            drain(res, request.timeoutMs);
+            settle({ kind: "response", status }, true);
+            drain(res, timer);
             return;
           }
           const chunks: Buffer[] = [];
@@ -230,9 +242,6 @@ export class CallbackClient implements CallbackSender {
           });
         });
         current = req;
-        req.on("socket", (socket) => {
-          if (!this.born.has(socket)) this.born.set(socket, Date.now());
-        });
         req.on("error", (error: NodeJS.ErrnoException) => {
           // A kept connection the receiver closed while it sat idle: the request never reached
           // it, so send once more on a fresh connection rather than count a failed attempt.
@@ -255,17 +264,28 @@ export class CallbackClient implements CallbackSender {
 
 /**
  * Reads a response's remaining body in the background so its connection can carry the next
- * attempt; a body longer than the drain limit, or one still arriving after `ms`, closes the
- * connection instead. The attempt was settled on the status line, so a receiver that trickles its
- * body holds no delivery up.
+ * attempt; a body longer than the drain limit closes the connection instead, and so does the
+ * attempt's `timer` (started again when the status settled it) if the body is still arriving when
+ * it fires. The attempt was settled on the status line, so a receiver that trickles its body holds
+ * no delivery up.
  */
-function drain(res: http.IncomingMessage, ms: number): void {
+function drain(res: http.IncomingMessage, timer: NodeJS.Timeout): void {
   let size = 0;
-  const timer = setTimeout(() => res.destroy(), ms);
   res.on("data", (chunk: Buffer) => {
     size += chunk.length;
     if (size > DRAIN_LIMIT_BYTES) res.destroy();
   });
   res.on("close", () => clearTimeout(timer));
   res.on("error", () => {});
+}
+
+/** `agent`, with each connection it dials stamped in `born` with the time it was dialled. */
+function stampingDials<A extends http.Agent>(agent: A, born: WeakMap<Duplex, number>): A {
+  const dial = agent.createConnection.bind(agent);
+  agent.createConnection = (options, callback) => {
+    const socket = dial(options, callback);
+    if (socket) born.set(socket, Date.now());
+    return socket;
+  };
+  return agent;
 }

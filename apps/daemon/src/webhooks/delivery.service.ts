@@ -22,13 +22,13 @@ import type { FailureCategory } from "./webhooks.schema.js";
 import { retryDelayMs, scheduleOf, systemClock, type Clock, type DeliverySchedule } from "./delivery-schedule.js";
 import {
   clearOccurrence,
-  clearOccurrenceHeld,
   countFailure,
   discardSettledOccurrences,
   findOccurrence,
   countAttempt,
   insertOccurrence,
   recordReceiptHeld,
+  replaceOccurrenceHeld,
   subscriptionStateHeld,
   retainedSubscriptions,
   scheduleRetry,
@@ -66,6 +66,9 @@ function occurrenceOf(subscriptionId: string, row: InboxRow, at: number): Occurr
   const { eventId, body } = buildOccurrence(row);
   return { subscriptionId, token: row.token, eventId, body, createdAt: at };
 }
+
+/** Thrown inside a retiring commit to roll it back: the stored occurrence is no longer this attempt's. */
+const SUPERSEDED = Symbol("the occurrence was replaced or cleared");
 
 /** A status after which the receiver must not see this item again (seed 000). */
 const TERMINAL_STATUSES: ReadonlySet<number> = new Set([410, 413]);
@@ -286,22 +289,24 @@ export class WebhookDelivery {
       // Revoked meanwhile: the item stays pending for read_inbox or a later consumer.
       const stored = subscriptionStateHeld(held, id);
       if (stored === undefined || stored.state === "revoked") return undefined;
-      // The occurrence was replaced or cleared meanwhile: nothing is settled.
-      if (!clearOccurrenceHeld(held, id, occurrence.eventId)) return undefined;
       this.deps.inbox.settleHeld(held, occurrence.token, "acknowledged", `webhook:${id}`, at);
-      recordReceiptHeld(held, id, at);
-      countAttempt(held, { ...attempt, outcome: "delivered" });
-      // The next item's occurrence rides on this commit, so the next step starts from it.
+      // The next item's occurrence takes this one's place in this commit, so the next step starts from it.
       const next = this.deps.inbox.oldestPendingHeld(held);
       const settlements = this.deps.inbox.settlements;
       const upcoming = next === undefined ? undefined : occurrenceOf(id, next, at);
-      if (upcoming !== undefined) insertOccurrence(held, upcoming);
+      // The occurrence was replaced or cleared meanwhile: nothing is settled.
+      if (!replaceOccurrenceHeld(held, id, occurrence.eventId, upcoming)) throw SUPERSEDED;
+      recordReceiptHeld(held, id, at);
+      countAttempt(held, { ...attempt, outcome: "delivered" });
       // Carried on only while the registration is the one this step read, its receipt recorded.
       const unchanged =
         stored.state === subscription.state &&
         stored.sealedSecret === subscription.sealedSecret &&
         stored.leaseExpiresAt === subscription.leaseExpiresAt;
       return { upcoming: unchanged ? upcoming : undefined, settlements };
+    }).catch((error: unknown) => {
+      if (error === SUPERSEDED) return undefined;
+      throw error;
     });
     if (retired === undefined) return;
     // The retirement is on disk before the next item goes out: after a power cut an item delivered

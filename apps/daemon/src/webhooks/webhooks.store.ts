@@ -248,13 +248,11 @@ export function subscriptionStateHeld(
   held: HeldStatements,
   id: string,
 ): Pick<SubscriptionRow, "state" | "sealedSecret" | "leaseExpiresAt"> | undefined {
-  const [row] = held.all<{ state: StoredState; secret: string; lease_expires_at: number }>(
+  const [row] = held.values<[state: StoredState, secret: string, leaseExpiresAt: number]>(
     "SELECT state, secret, lease_expires_at FROM webhook_subscriptions WHERE id = ?",
     [id],
   );
-  return row === undefined
-    ? undefined
-    : { state: row.state, sealedSecret: row.secret, leaseExpiresAt: row.lease_expires_at };
+  return row === undefined ? undefined : { state: row[0], sealedSecret: row[1], leaseExpiresAt: row[2] };
 }
 
 /** Records a 2xx receipt inside a transaction the caller holds: the failure streak ends and the next item goes at once. */
@@ -315,8 +313,25 @@ export async function clearOccurrence(db: DbOrTrx, subscriptionId: string, event
   return (await RawStatements.of(db).run(db, DELETE_OCCURRENCE, [subscriptionId, eventId])) > 0;
 }
 
-export function clearOccurrenceHeld(held: HeldStatements, subscriptionId: string, eventId: string): boolean {
-  return held.run(DELETE_OCCURRENCE, [subscriptionId, eventId]) > 0;
+/**
+ * Inside a transaction the caller holds: replaces a subscription's occurrence, if it is still the
+ * one for `eventId`, with the next one in place (one row per subscription), or clears it when there
+ * is no next one; false when it was not the one for `eventId`.
+ */
+export function replaceOccurrenceHeld(
+  held: HeldStatements,
+  subscriptionId: string,
+  eventId: string,
+  next: OccurrenceRow | undefined,
+): boolean {
+  if (next === undefined) return held.run(DELETE_OCCURRENCE, [subscriptionId, eventId]) > 0;
+  return (
+    held.run(
+      "UPDATE webhook_occurrences SET token = ?, event_id = ?, body = ?, created_at = ? " +
+        "WHERE subscription_id = ? AND event_id = ?",
+      [next.token, next.eventId, next.body, next.createdAt, subscriptionId, eventId],
+    ) > 0
+  );
 }
 
 /** Drops every occurrence whose inbox row is no longer pending (acknowledged, or retired at restart). */
