@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { eventIdOf } from "@social-harness/protocol";
 import { describe, expect, it } from "vitest";
 import type { InboxRow } from "../inbox/inbox.store.js";
-import { buildOccurrence } from "./event-occurrence.js";
+import { buildOccurrence, isoTimestamp } from "./event-occurrence.js";
 
 const token = `dlv_${randomBytes(32).toString("base64url")}`;
 const guidance = { checkId: `chk_${randomBytes(32).toString("base64url")}`, subjects: [], instructions: [] };
@@ -83,5 +83,28 @@ describe("buildOccurrence", () => {
 
   it("builds the same bytes every time for the same row", () => {
     expect(buildOccurrence(rowWith("same", true)).body.equals(buildOccurrence(rowWith("same", true)).body)).toBe(true);
+  });
+});
+
+describe("isoTimestamp", () => {
+  it("writes what Date.prototype.toISOString writes", () => {
+    const edges = [
+      0,
+      1,
+      999,
+      86_399_999,
+      86_400_000,
+      Date.parse("1999-12-31T23:59:59.999Z"),
+      Date.parse("2000-02-29T12:34:56.789Z"),
+      Date.parse("2024-02-29T00:00:00.000Z"),
+      Date.parse("2100-03-01T00:00:00.010Z"),
+      Date.parse("9999-12-31T23:59:59.999Z"),
+      Date.parse("1000-01-01T00:00:00.000Z"),
+      -1,
+      -62_135_596_800_000,
+      253_402_300_800_000,
+    ];
+    const random = Array.from({ length: 20_000 }, () => Math.floor(Math.random() * 253_402_300_800_000));
+    for (const ms of [...edges, ...random]) expect(isoTimestamp(ms)).toBe(new Date(ms).toISOString());
   });
 });
