@@ -1,5 +1,6 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../../test/harness/mcp.js";
 import { WebhookReceiver } from "../../test/webhooks/receiver.js";
 import { createTestCa, type TestCa } from "../../test/webhooks/tls.js";
 import { CallbackClient, type Resolver } from "./callback-client.js";
@@ -178,6 +179,26 @@ describe("CallbackClient", () => {
       kind: "failure",
       category: "timeout",
     });
+  });
+
+  it("settles on the status line, keeps a drained connection, and closes one whose body still trickles at the deadline", async () => {
+    const client = new CallbackClient({ allowLocal: true });
+    plain.reset();
+    plain.respond = () => ({ status: 200, body: "ok" });
+    expect(await post(client, plain.url("/", "127.0.0.1"), { timeoutMs: 300 })).toEqual({
+      kind: "response",
+      status: 200,
+    });
+    // A body of 19 bytes a tenth of a second apart: the status settles the attempt, the deadline
+    // (300 ms) closes the connection long before the body ends.
+    plain.respond = () => ({ status: 200, body: '{"challenge":"abc"}', trickleMs: 100 });
+    expect(await post(client, plain.url("/", "127.0.0.1"), { timeoutMs: 300 })).toEqual({
+      kind: "response",
+      status: 200,
+    });
+    expect(plain.connections).toBe(1);
+    await eventually(async () => (plain.closedConnections === 1 ? true : undefined), 1_500, "the drain's deadline");
+    client.close();
   });
 
   it("reports an aborted attempt as cancelled", async () => {

@@ -500,6 +500,37 @@ describe("WebhookDelivery", () => {
     expect(minutes.reduce((sum, row) => sum + row.delivered, 0)).toBe(1);
   });
 
+  it("settles nothing when the stored occurrence was replaced under the attempt, with items behind it", async () => {
+    const s = await setup();
+    let release: (() => void) | undefined;
+    s.sender.reply = () =>
+      s.sender.attempts.length > 1
+        ? { kind: "response", status: 200 }
+        : new Promise((resolve) => (release = () => resolve({ kind: "response", status: 200 })));
+    const first = await s.inbox.admitNow({ item: item("in flight") });
+    const second = await s.inbox.admitNow({ item: item("behind it") });
+    await until(() => release, "an attempt in flight");
+    // Another event id now holds the registration's occurrence row: the retiring commit, which
+    // would put the second item's occurrence in its place, finds it is no longer the first's.
+    await s.store.db
+      .updateTable("webhook_occurrences")
+      .set({ event_id: `evt_${"b".repeat(43)}` })
+      .where("subscription_id", "=", s.id)
+      .execute();
+    release!();
+    await until(async () => ((await s.inbox.find(second))?.state === "acknowledged" ? true : undefined), "a retire");
+    // The first 2xx settled nothing (the commit rolled back whole); the replaced occurrence's item
+    // went next, then the second.
+    expect(s.sender.attempts.map((a) => a.headers["webhook-id"])).toEqual([
+      eventIdOf(first),
+      `evt_${"b".repeat(43)}`,
+      eventIdOf(second),
+    ]);
+    expect(await findSubscription(s.store.db, s.id)).toMatchObject({ delivered: 2 });
+    const minutes = await s.store.db.selectFrom("webhook_attempt_minutes").selectAll().execute();
+    expect(minutes.reduce((sum, row) => sum + row.delivered, 0)).toBe(2);
+  });
+
   it("leaves the item pending when the registration is revoked during an attempt", async () => {
     const s = await setup();
     let release: (() => void) | undefined;

@@ -56,13 +56,18 @@ export class WebhookReceiver {
   respond: Responder = accept;
   /** TCP connections accepted since the last reset. */
   connections = 0;
+  /** TCP connections closed since the last reset. */
+  closedConnections = 0;
 
   private constructor(
     private readonly server: http.Server | https.Server,
     readonly port: number,
     readonly scheme: "https" | "http",
   ) {
-    server.on("connection", () => this.connections++);
+    server.on("connection", (socket) => {
+      this.connections++;
+      socket.once("close", () => this.closedConnections++);
+    });
   }
 
   static async start(options: { tls?: TestCa; untrusted?: boolean } = {}): Promise<WebhookReceiver> {
@@ -111,6 +116,7 @@ export class WebhookReceiver {
     this.requests.length = 0;
     this.respond = accept;
     this.connections = 0;
+    this.closedConnections = 0;
   }
 
   async close(): Promise<void> {
