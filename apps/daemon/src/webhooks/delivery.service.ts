@@ -68,7 +68,7 @@ function occurrenceOf(subscriptionId: string, row: InboxRow, at: number): Occurr
 }
 
 /** Thrown inside a retiring commit to roll it back: the stored occurrence is no longer this attempt's. */
-const SUPERSEDED = Symbol("the occurrence was replaced or cleared");
+class Superseded extends Error {}
 
 /** A status after which the receiver must not see this item again (seed 000). */
 const TERMINAL_STATUSES: ReadonlySet<number> = new Set([410, 413]);
@@ -295,7 +295,8 @@ export class WebhookDelivery {
       const settlements = this.deps.inbox.settlements;
       const upcoming = next === undefined ? undefined : occurrenceOf(id, next, at);
       // The occurrence was replaced or cleared meanwhile: nothing is settled.
-      if (!replaceOccurrenceHeld(held, id, occurrence.eventId, upcoming)) throw SUPERSEDED;
+      if (!replaceOccurrenceHeld(held, id, occurrence.eventId, upcoming))
+        throw new Superseded("the occurrence was replaced or cleared");
       recordReceiptHeld(held, id, at);
       countAttempt(held, { ...attempt, outcome: "delivered" });
       // Carried on only while the registration is the one this step read, its receipt recorded.
@@ -305,7 +306,7 @@ export class WebhookDelivery {
         stored.leaseExpiresAt === subscription.leaseExpiresAt;
       return { upcoming: unchanged ? upcoming : undefined, settlements };
     }).catch((error: unknown) => {
-      if (error === SUPERSEDED) return undefined;
+      if (error instanceof Superseded) return undefined;
       throw error;
     });
     if (retired === undefined) return;

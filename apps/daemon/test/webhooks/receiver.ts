@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
+import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { Webhook } from "standardwebhooks";
 import { eventually } from "../harness/mcp.js";
@@ -64,7 +65,7 @@ export class WebhookReceiver {
     readonly port: number,
     readonly scheme: "https" | "http",
   ) {
-    server.on("connection", (socket) => {
+    server.on("connection", (socket: Socket) => {
       this.connections++;
       socket.once("close", () => this.closedConnections++);
     });
