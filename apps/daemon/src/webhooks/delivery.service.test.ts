@@ -53,6 +53,22 @@ class ScriptedSender implements CallbackSender {
   }
 }
 
+/** Holds the first attempt's 2xx until the release it resolves with is called; later attempts get 200 at once. */
+function holdFirstAttempt(sender: ScriptedSender): () => Promise<() => void> {
+  let release: (() => void) | undefined;
+  sender.reply = () =>
+    sender.attempts.length > 1
+      ? { kind: "response", status: 200 }
+      : new Promise((resolve) => (release = () => resolve({ kind: "response", status: 200 })));
+  return () => until(() => release, "an attempt in flight");
+}
+
+/** The deliveries the Overview's attempt minutes count. */
+async function deliveriesCounted(store: DaemonStore): Promise<number> {
+  const minutes = await store.db.selectFrom("webhook_attempt_minutes").selectAll().execute();
+  return minutes.reduce((sum, row) => sum + row.delivered, 0);
+}
+
 const item = (text: string): InboundItem => ({
   kind: "multicast",
   message: {
@@ -483,33 +499,24 @@ describe("WebhookDelivery", () => {
 
   it("records no receipt for an attempt whose stored occurrence was cleared while it was in flight", async () => {
     const s = await setup();
-    let release: (() => void) | undefined;
-    s.sender.reply = () =>
-      s.sender.attempts.length > 1
-        ? { kind: "response", status: 200 }
-        : new Promise((resolve) => (release = () => resolve({ kind: "response", status: 200 })));
+    const inFlight = holdFirstAttempt(s.sender);
     const token = await s.inbox.admitNow({ item: item("cleared under the attempt") });
-    await until(() => release, "an attempt in flight");
+    const release = await inFlight();
     await s.store.db.deleteFrom("webhook_occurrences").where("subscription_id", "=", s.id).execute();
-    release!();
+    release();
     // The retiring commit rolls back whole; the item is offered again and retired by the second 2xx.
     await until(async () => ((await s.inbox.find(token))?.state === "acknowledged" ? true : undefined), "a retire");
     expect(s.sender.attempts).toHaveLength(2);
     expect(await findSubscription(s.store.db, s.id)).toMatchObject({ delivered: 1, attempts: 0 });
-    const minutes = await s.store.db.selectFrom("webhook_attempt_minutes").selectAll().execute();
-    expect(minutes.reduce((sum, row) => sum + row.delivered, 0)).toBe(1);
+    expect(await deliveriesCounted(s.store)).toBe(1);
   });
 
   it("settles nothing when the stored occurrence was replaced under the attempt, with items behind it", async () => {
     const s = await setup();
-    let release: (() => void) | undefined;
-    s.sender.reply = () =>
-      s.sender.attempts.length > 1
-        ? { kind: "response", status: 200 }
-        : new Promise((resolve) => (release = () => resolve({ kind: "response", status: 200 })));
+    const inFlight = holdFirstAttempt(s.sender);
     const first = await s.inbox.admitNow({ item: item("in flight") });
     const second = await s.inbox.admitNow({ item: item("behind it") });
-    await until(() => release, "an attempt in flight");
+    const release = await inFlight();
     // Another event id now holds the registration's occurrence row: the retiring commit, which
     // would put the second item's occurrence in its place, finds it is no longer the first's.
     await s.store.db
@@ -517,7 +524,7 @@ describe("WebhookDelivery", () => {
       .set({ event_id: `evt_${"b".repeat(43)}` })
       .where("subscription_id", "=", s.id)
       .execute();
-    release!();
+    release();
     await until(async () => ((await s.inbox.find(second))?.state === "acknowledged" ? true : undefined), "a retire");
     // The first 2xx settled nothing (the commit rolled back whole); the replaced occurrence's item
     // went next, then the second.
@@ -527,8 +534,7 @@ describe("WebhookDelivery", () => {
       eventIdOf(second),
     ]);
     expect(await findSubscription(s.store.db, s.id)).toMatchObject({ delivered: 2 });
-    const minutes = await s.store.db.selectFrom("webhook_attempt_minutes").selectAll().execute();
-    expect(minutes.reduce((sum, row) => sum + row.delivered, 0)).toBe(2);
+    expect(await deliveriesCounted(s.store)).toBe(2);
   });
 
   it("leaves the item pending when the registration is revoked during an attempt", async () => {
