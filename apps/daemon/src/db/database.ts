@@ -111,6 +111,14 @@ export async function openDaemonStore(file: string, options: DaemonStoreOptions 
 }
 
 /**
+ * Transactions rolled back on `db` so far (explicitly or by an error inside one). A cache of what
+ * the database holds, filled inside transactions, is stale once this moves.
+ */
+export function rollbacksOf(db: Db): number {
+  return syncs.get(db)?.rollbacks ?? 0;
+}
+
+/**
  * Starts the fsync of the durable commits made so far on `db` without waiting for it (a bound
  * intent, before its proposal is signed); `durable()` still decides when the promise holds.
  */

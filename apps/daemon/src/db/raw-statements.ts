@@ -94,6 +94,7 @@ export class RawStatements {
       value = fn(held);
       this.statement("COMMIT").run();
     } catch (error) {
+      this.sync.rollbacks++;
       if (this.sqlite.inTransaction) this.statement("ROLLBACK").run();
       throw error;
     }

@@ -31,6 +31,8 @@ export class WalSync {
   transactionWrote = false;
   /** fsyncs done, for measurements and tests. */
   fsyncs = 0;
+  /** Transactions rolled back so far: what a cache of committed state drops itself on (History's tips). */
+  rollbacks = 0;
 
   constructor(
     private readonly walFile: string,
@@ -190,6 +192,7 @@ export function countingCommits(inner: SqliteDatabase, sqlite: Database.Database
       if (sqlite.inTransaction && writes && sql !== "commit") sync.transactionWrote = true;
       const commits = sql === "commit" ? sync.transactionWrote : writes && !sqlite.inTransaction && !CONTROL.test(sql);
       if (sql === "commit" || sql === "rollback") sync.transactionWrote = false;
+      if (sql === "rollback") sync.rollbacks++;
       if (!commits) return statement;
       let counted = wrapped.get(statement);
       if (counted === undefined) {

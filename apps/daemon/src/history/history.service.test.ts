@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { heldTransaction, openDaemonStore, type DaemonStore } from "../db/database.js";
 import { History, type CertifiedRecord } from "./history.service.js";
+import { findPosition } from "./history.store.js";
 
 const CONV = "g:test";
 const stores: DaemonStore[] = [];
@@ -103,6 +104,67 @@ describe("History: our own records", () => {
       .transaction()
       .execute((trx) => h.append(trx, { record: record(5), disposition: "delivered", storedAfter: next.storedAfter }));
     expect((await h.conversation(store.db, CONV))?.contiguousSeq).toBe(5);
+  });
+});
+
+describe("History: the next record's position from the conversation's tip", () => {
+  /** What the one read says of a position, beside what History answers. */
+  const both = async (store: DaemonStore, h: History, seq: number) => ({
+    answered: await h.position(store.db, CONV, seq),
+    read: await findPosition(store.db, CONV, seq),
+  });
+  const pushed = (store: DaemonStore, h: History, r: CertifiedRecord) =>
+    store.db.transaction().execute((trx) => h.append(trx, { record: r, disposition: "delivered", storedAfter: false }));
+
+  it("answers as the read does while records arrive in order, after one stored ahead, and once the gap is filled", async () => {
+    const { store, history: h } = await history();
+    await own(store, h, record(1));
+    for (const seq of [2, 3]) {
+      const { answered, read } = await both(store, h, seq);
+      expect(answered).toEqual(read);
+      await pushed(store, h, record(seq));
+    }
+    expect(await both(store, h, 4)).toMatchObject({
+      answered: { prevHash: "h3", storedAfter: false, conversation: { contiguousSeq: 3 } },
+    });
+    await own(store, h, record(5)); // ahead of the cursor: 4 is no longer the conversation's tip
+    const ahead = await both(store, h, 4);
+    expect(ahead.answered).toEqual(ahead.read);
+    expect(ahead.answered.storedAfter).toBe(true);
+    await store.db
+      .transaction()
+      .execute((trx) => h.append(trx, { record: record(4), disposition: "delivered", storedAfter: true }));
+    const filled = await both(store, h, 6);
+    expect(filled.answered).toEqual(filled.read);
+    expect(filled.answered).toMatchObject({ prevHash: "h5", conversation: { contiguousSeq: 5 } });
+  });
+
+  it("forgets a record whose transaction rolled back, in a held transaction and in a Kysely one", async () => {
+    const { store, history: h } = await history();
+    await own(store, h, record(1));
+    await h.position(store.db, CONV, 2); // learns the tip at 1
+    await expect(
+      heldTransaction(store.db, "relaxed", (held) => {
+        h.appendHeld(held, { record: record(2), disposition: "delivered", storedAfter: false });
+        throw new Error("the batch failed after storing 2");
+      }),
+    ).rejects.toThrow(/batch failed/);
+    const afterHeld = await both(store, h, 3);
+    expect(afterHeld.answered).toEqual(afterHeld.read);
+    expect(afterHeld.answered).toMatchObject({ prevHash: undefined, conversation: { contiguousSeq: 1 } });
+
+    await h.position(store.db, CONV, 2);
+    await expect(
+      store.db.transaction().execute(async (trx) => {
+        await h.append(trx, { record: record(2), disposition: "delivered", storedAfter: false });
+        throw new Error("the batch failed after storing 2");
+      }),
+    ).rejects.toThrow(/batch failed/);
+    const afterKysely = await both(store, h, 3);
+    expect(afterKysely.answered).toEqual(afterKysely.read);
+    expect(afterKysely.answered).toMatchObject({ prevHash: undefined, conversation: { contiguousSeq: 1 } });
+    const next = await both(store, h, 2);
+    expect(next.answered).toEqual(next.read);
   });
 });
 

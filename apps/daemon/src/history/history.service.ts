@@ -11,7 +11,7 @@ import {
   type RecordFields,
   type SignatureEntry,
 } from "@social-harness/protocol";
-import type { DaemonStore, DbOrTrx, Trx } from "../db/database.js";
+import { rollbacksOf, type DaemonStore, type DbOrTrx, type Trx } from "../db/database.js";
 import { RawStatements, type HeldStatements } from "../db/raw-statements.js";
 import { exportRecord } from "./history-export.js";
 import {
@@ -63,11 +63,49 @@ export interface AppendInput {
   readonly storedAfter?: boolean;
 }
 
+/**
+ * A conversation whose records are all stored up to its contiguous cursor and none after it: the
+ * next pushed record's position, known without a read (ingress asks it of every record).
+ */
+interface Tip {
+  readonly members: readonly string[];
+  readonly contiguousSeq: number;
+  /** The record at the cursor; undefined while the cursor is 0. */
+  readonly hash: string | undefined;
+}
+
+/** Tips kept at most; past it they are dropped and learnt again from the reads that miss. */
+const MAX_TIPS = 10_000;
+
 export class History {
+  /**
+   * The daemon is the only writer of its history, and every write goes through `insertHeld`, which
+   * keeps these current. Entries may be written inside a transaction; any rollback on the database
+   * (`rollbacksOf`) drops them all, so none outlives the state it was learnt from.
+   */
+  private readonly tips = new Map<string, Tip>();
+  private tipsEpoch = 0;
+
   constructor(
     private readonly store: DaemonStore,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** The tips, emptied when a transaction was rolled back since they were last used. */
+  private currentTips(): Map<string, Tip> {
+    const epoch = rollbacksOf(this.store.db);
+    if (epoch !== this.tipsEpoch) {
+      this.tips.clear();
+      this.tipsEpoch = epoch;
+    }
+    return this.tips;
+  }
+
+  private setTip(conv: string, tip: Tip): void {
+    const tips = this.currentTips();
+    if (tips.size >= MAX_TIPS && !tips.has(conv)) tips.clear();
+    tips.set(conv, tip);
+  }
 
   /** Every conversation's contiguous cursor: what the router pushes after. */
   cursors(): Promise<Record<string, number>> {
@@ -78,9 +116,27 @@ export class History {
     return findConversation(db, conv);
   }
 
-  /** A pushed record's conversation and the hashes at its position and the one before, in one read. */
+  /**
+   * A pushed record's conversation and the hashes at its position and the one before: from the
+   * conversation's tip when the record is the next one, else in one read.
+   */
   position(db: DbOrTrx, conv: string, seq: number): Promise<Position> {
-    return findPosition(db, conv, seq);
+    const tip = this.currentTips().get(conv);
+    if (tip !== undefined && seq === tip.contiguousSeq + 1) {
+      return Promise.resolve({
+        conversation: { conv, members: tip.members, contiguousSeq: tip.contiguousSeq },
+        atHash: undefined,
+        prevHash: tip.hash,
+        storedAfter: false,
+      });
+    }
+    return findPosition(db, conv, seq).then((position) => {
+      const { conversation, atHash, prevHash, storedAfter } = position;
+      // Nothing at or after `seq` and the cursor right before it: the conversation is at its tip.
+      if (conversation?.contiguousSeq === seq - 1 && atHash === undefined && !storedAfter)
+        this.setTip(conv, { members: conversation.members, contiguousSeq: seq - 1, hash: prevHash });
+      return position;
+    });
   }
 
   /** The newest stored record of a conversation: what a proposal names as `prev`. */
@@ -163,6 +219,13 @@ export class History {
     if (!inserted) return false;
     const open = opens === undefined ? undefined : () => ensureConversation(held, record.conv, opens, this.now());
     advanceContiguous(held, record.conv, record.seq, open, storedAfter);
+    // The record right after a tip moves it (nothing is stored after a tip, so the cursor moves
+    // onto this record and no further); any other insert ends it until a read learns it again.
+    const tips = this.currentTips();
+    const tip = tips.get(record.conv);
+    if (tip !== undefined && record.seq === tip.contiguousSeq + 1)
+      tips.set(record.conv, { members: tip.members, contiguousSeq: record.seq, hash: record.hash });
+    else tips.delete(record.conv);
     return true;
   }
 
