@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createStatementCounter, type StatementCounter } from "@social-harness/sqlite";
 import { heldTransaction, openDaemonStore, type DaemonStore } from "../db/database.js";
 import { History, type CertifiedRecord } from "./history.service.js";
 import { findPosition } from "./history.store.js";
@@ -14,10 +15,10 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function history(): Promise<{ store: DaemonStore; history: History }> {
+async function history(counter?: StatementCounter): Promise<{ store: DaemonStore; history: History }> {
   const dir = mkdtempSync(path.join(tmpdir(), "history-"));
   dirs.push(dir);
-  const store = await openDaemonStore(path.join(dir, "d.db"));
+  const store = await openDaemonStore(path.join(dir, "d.db"), { counter });
   stores.push(store);
   return { store, history: new History(store, () => 1_000) };
 }
@@ -117,13 +118,18 @@ describe("History: the next record's position from the conversation's tip", () =
     store.db.transaction().execute((trx) => h.append(trx, { record: r, disposition: "delivered", storedAfter: false }));
 
   it("answers as the read does while records arrive in order, after one stored ahead, and once the gap is filled", async () => {
-    const { store, history: h } = await history();
+    const counter = createStatementCounter();
+    const { store, history: h } = await history(counter);
     await own(store, h, record(1));
     for (const seq of [2, 3]) {
       const { answered, read } = await both(store, h, seq);
       expect(answered).toEqual(read);
       await pushed(store, h, record(seq));
     }
+    // The record after the tip is answered without a statement.
+    const before = counter.counts.statements;
+    await h.position(store.db, CONV, 4);
+    expect(counter.counts.statements).toBe(before);
     expect(await both(store, h, 4)).toMatchObject({
       answered: { prevHash: "h3", storedAfter: false, conversation: { contiguousSeq: 3 } },
     });
