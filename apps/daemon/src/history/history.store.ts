@@ -140,9 +140,10 @@ export function insertRecord(held: HeldStatements, row: Omit<StoredRecordRow, "i
     row.author,
     row.postId,
     row.at,
-    Buffer.from(row.bytes),
-    Buffer.from(row.signatures),
-    Buffer.from(row.certificate),
+    // better-sqlite3 binds any Uint8Array (a view too) and SQLite copies it: no copy of our own.
+    row.bytes,
+    row.signatures,
+    row.certificate,
     row.disposition,
     row.storedAt,
   ]);
