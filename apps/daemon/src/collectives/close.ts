@@ -70,7 +70,7 @@ export async function deriveClose(
   // Every record the close names and what this daemon's firewall made of each, in two reads.
   const answered = part.answers.flatMap(({ answer }) => (answer === null ? [] : [answer]));
   const hashes = [held.recordHash, ...answered];
-  const records = await history.recordsByHash(db, hashes);
+  const records = await history.recordsByHash(db, record.conv, hashes);
   const verdicts = await verdictsOf(db, hashes);
   const verdictNow = (hash: string) => currentVerdict(verdicts.get(hash), records.get(hash));
   const request = records.get(held.recordHash);
@@ -168,7 +168,7 @@ export async function resultQuestionOf(
   const held = await findHeldRequest(db, id);
   if (held?.op !== "all_gather") return undefined;
   if ((await verdictsOf(db, [held.recordHash])).get(held.recordHash)?.withheld !== undefined) return undefined;
-  const request = await history.recordByHash(db, held.recordHash);
+  const request = await history.recordByHash(db, held.conv, held.recordHash);
   const read = request === undefined ? undefined : readRecord(request.bytes);
   const content = read?.ok === true ? readContent(read.record.content) : undefined;
   return content?.ok === true ? questionOf(content.message) : undefined;

@@ -117,7 +117,7 @@ async function findOwnPart(
   afterHash: string,
   matches: (part: CollectivePart) => boolean,
 ): Promise<{ hash: string; part: CollectivePart } | undefined> {
-  const request = await deps.history.recordByHash(trx, afterHash);
+  const request = await deps.history.recordByHash(trx, conv, afterHash);
   if (request === undefined) return undefined;
   let after = request.seq;
   for (;;) {

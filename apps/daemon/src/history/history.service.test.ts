@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createStatementCounter, type StatementCounter } from "@social-harness/sqlite";
 import { heldTransaction, openDaemonStore, type DaemonStore } from "../db/database.js";
-import { History, type CertifiedRecord } from "./history.service.js";
+import { History, type CertifiedRecord, type Disposition } from "./history.service.js";
 import { findPosition } from "./history.store.js";
 
 const CONV = "g:test";
@@ -179,8 +179,52 @@ describe("History: records by hash", () => {
     const { store, history: h } = await history();
     for (let seq = 1; seq <= 600; seq++) await own(store, h, record(seq));
     const wanted = ["h1", "h500", "h501", "h600", "missing"];
-    const found = await h.recordsByHash(store.db, [...Array.from({ length: 550 }, (_, i) => `x${i}`), ...wanted]);
+    const found = await h.recordsByHash(store.db, CONV, [...Array.from({ length: 550 }, (_, i) => `x${i}`), ...wanted]);
     expect([...found.keys()].sort()).toEqual(["h1", "h500", "h501", "h600"]);
     expect(found.get("h501")).toMatchObject({ conv: CONV, seq: 501, postId: "p501" });
+  });
+});
+
+describe("History: the hash index holds the records looked up by hash", () => {
+  const withBytes = (seq: number, bytes: Uint8Array): CertifiedRecord => ({ ...record(seq), bytes });
+  // A collective part's CBOR: the map {type: "collective", …} holds the text "collective".
+  const collective = () => new Uint8Array([0xa1, 0x64, ...Buffer.from("type"), 0x6a, ...Buffer.from("collective")]);
+  const stored = (store: DaemonStore, h: History, r: CertifiedRecord, disposition: Disposition) =>
+    store.db.transaction().execute((trx) => h.append(trx, { record: r, disposition, opens: ["a", "b"] }));
+  const indexed = (store: DaemonStore) =>
+    (
+      store.sqlite.prepare("SELECT seq FROM records WHERE hash_indexed = 1 ORDER BY seq").all() as { seq: number }[]
+    ).map((r) => r.seq);
+
+  it("leaves out the plain posts delivered or our own, and keeps the collective parts and what admission still settles", async () => {
+    const { store, history: h } = await history();
+    await own(store, h, record(1));
+    await stored(store, h, record(2), "delivered");
+    await stored(store, h, record(3), "queued");
+    await stored(store, h, record(4), "held");
+    await stored(store, h, record(5), "consumed");
+    await own(store, h, withBytes(6, collective()));
+    await stored(store, h, withBytes(7, collective()), "delivered");
+    expect(indexed(store)).toEqual([3, 4, 5, 6, 7]);
+    const plan = store.sqlite
+      .prepare("EXPLAIN QUERY PLAN SELECT * FROM records WHERE hash = ? AND hash_indexed = 1")
+      .all("h3") as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(" ")).toMatch(/records_by_hash/);
+  });
+
+  it("still finds, and settles, a record that is not in the index, by a scan of its conversation", async () => {
+    const { store, history: h } = await history();
+    for (let seq = 1; seq <= 5; seq++) await own(store, h, record(seq));
+    expect(indexed(store)).toEqual([]);
+    expect(await h.recordByHash(store.db, CONV, "h2")).toMatchObject({ conv: CONV, seq: 2, disposition: "own" });
+    expect(await h.recordByHash(store.db, "g:other", "h2")).toBeUndefined();
+    await h.setDisposition(store.db, CONV, "h2", "discarded");
+    expect((await h.recordsAfter(store.db, CONV, 0, 10)).map((r) => r.disposition)).toEqual([
+      "own",
+      "discarded",
+      "own",
+      "own",
+      "own",
+    ]);
   });
 });

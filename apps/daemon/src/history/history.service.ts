@@ -144,18 +144,18 @@ export class History {
     return findHead(db, conv);
   }
 
-  recordByHash(db: DbOrTrx, hash: string): Promise<StoredRecordRow | undefined> {
-    return findRecordByHash(db, hash);
+  recordByHash(db: DbOrTrx, conv: string, hash: string): Promise<StoredRecordRow | undefined> {
+    return findRecordByHash(db, conv, hash);
   }
 
   /** The stored records among `hashes`, by hash, in one read. */
-  recordsByHash(db: DbOrTrx, hashes: readonly string[]): Promise<ReadonlyMap<string, StoredRecordRow>> {
-    return findRecordsByHash(db, hashes);
+  recordsByHash(db: DbOrTrx, conv: string, hashes: readonly string[]): Promise<ReadonlyMap<string, StoredRecordRow>> {
+    return findRecordsByHash(db, conv, hashes);
   }
 
   /** What became of a stored record since it was classified (a check settled, a hold released). */
-  async setDisposition(db: DbOrTrx, hash: string, disposition: Disposition): Promise<void> {
-    await setDisposition(db, hash, disposition);
+  async setDisposition(db: DbOrTrx, conv: string, hash: string, disposition: Disposition): Promise<void> {
+    await setDisposition(db, conv, hash, disposition);
   }
 
   /** The newest `limit` stored records across every conversation, newest first. */

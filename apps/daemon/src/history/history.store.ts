@@ -107,29 +107,62 @@ export function recordAtHeld(held: HeldStatements, conv: string, seq: number): {
   return held.all<{ hash: string }>(SELECT_RECORD_AT, [conv, seq])[0];
 }
 
-export async function findRecordByHash(db: DbOrTrx, hash: string): Promise<StoredRecordRow | undefined> {
-  const row = await db.selectFrom("records").selectAll().where("hash", "=", hash).executeTakeFirst();
+/**
+ * Records the daemon looks up by hash are in `records_by_hash` (`hash_indexed`: see
+ * `hashIndexed`); any other is found by a scan of its conversation from the newest record back,
+ * so a lookup never misses a stored record, only costs more for one nobody was expected to ask for.
+ */
+const BY_HASH = "SELECT * FROM records WHERE hash = ? AND hash_indexed = 1";
+const BY_HASH_IN_CONVERSATION = "SELECT * FROM records WHERE conv = ? AND hash = ? ORDER BY seq DESC LIMIT 1";
+
+export async function findRecordByHash(db: DbOrTrx, conv: string, hash: string): Promise<StoredRecordRow | undefined> {
+  const raw = RawStatements.of(db);
+  const row =
+    (await raw.all<Selectable<RecordsTable>>(db, BY_HASH, [hash]))[0] ??
+    (await raw.all<Selectable<RecordsTable>>(db, BY_HASH_IN_CONVERSATION, [conv, hash]))[0];
   return row === undefined ? undefined : toStoredRecord(row);
 }
 
-/** The stored records among `hashes`, by hash, in one read per 500 hashes. */
+/** The stored records among `hashes`, by hash, in one read per 500 (and one scan of `conv` for those not indexed). */
 export async function findRecordsByHash(
   db: DbOrTrx,
+  conv: string,
   hashes: readonly string[],
 ): Promise<ReadonlyMap<string, StoredRecordRow>> {
-  const rows = await readInSlices(hashes, (slice) =>
-    db.selectFrom("records").selectAll().where("hash", "in", slice).execute(),
+  const indexed = await readInSlices(hashes, (slice) =>
+    db.selectFrom("records").selectAll().where("hash", "in", slice).where("hash_indexed", "=", 1).execute(),
   );
-  return new Map(rows.map((row) => [row.hash, toStoredRecord(row)]));
+  const found = new Map(indexed.map((row) => [row.hash, toStoredRecord(row)]));
+  const rest = [...new Set(hashes)].filter((hash) => !found.has(hash));
+  const scanned = await readInSlices(rest, (slice) =>
+    db.selectFrom("records").selectAll().where("conv", "=", conv).where("hash", "in", slice).execute(),
+  );
+  for (const row of scanned) found.set(row.hash, toStoredRecord(row));
+  return found;
 }
+
+/**
+ * Whether a record goes into `records_by_hash`: all but the plain posts that arrive delivered and
+ * our own plain posts, the bulk of a daemon's records, which nothing looks up by hash (a record
+ * queued or held is looked up when its admission settles, a collective part by the collectives).
+ * A collective part is a CBOR map with the text "collective" in it, so any record whose bytes hold
+ * that text is indexed (a message that merely says it too costs its page, nothing more).
+ */
+export function hashIndexed(disposition: string, bytes: Uint8Array): boolean {
+  if (disposition !== "own" && disposition !== "delivered") return true;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(COLLECTIVE_TEXT);
+}
+
+const COLLECTIVE_TEXT = Buffer.from("collective", "utf8");
 
 const INSERT_RECORD =
   "INSERT INTO records (conv, seq, hash, kind, author, post_id, at, bytes, signatures, certificate, disposition, " +
-  "stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  "stored_at, hash_indexed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 /**
- * Inserts a record. `ifAbsent` leaves a taken position (or hash) alone instead of failing, and
- * says so: the caller then reads what holds the position, instead of reading before every insert.
+ * Inserts a record, in `records_by_hash` when `hashIndexed` says so. `ifAbsent` leaves a taken
+ * position alone instead of failing, and says so: the caller then reads what holds the position,
+ * instead of reading before every insert.
  */
 export function insertRecord(held: HeldStatements, row: Omit<StoredRecordRow, "id">, ifAbsent = false): boolean {
   const inserted = held.run(ifAbsent ? `${INSERT_RECORD} ON CONFLICT DO NOTHING` : INSERT_RECORD, [
@@ -146,6 +179,7 @@ export function insertRecord(held: HeldStatements, row: Omit<StoredRecordRow, "i
     row.certificate,
     row.disposition,
     row.storedAt,
+    hashIndexed(row.disposition, row.bytes) ? 1 : 0,
   ]);
   return inserted === 1;
 }
@@ -244,8 +278,19 @@ export async function latestRecords(db: DbOrTrx, limit: number): Promise<StoredR
   return rows.map(toStoredRecord);
 }
 
-export async function setDisposition(db: DbOrTrx, hash: string, disposition: string): Promise<void> {
-  await db.updateTable("records").set({ disposition }).where("hash", "=", hash).execute();
+/** Sets the disposition of the record `hash` of `conv` (looked up as findRecordByHash does). */
+export async function setDisposition(db: DbOrTrx, conv: string, hash: string, disposition: string): Promise<void> {
+  const raw = RawStatements.of(db);
+  if (
+    (await raw.run(db, "UPDATE records SET disposition = ? WHERE hash = ? AND hash_indexed = 1", [disposition, hash])) >
+    0
+  )
+    return;
+  await raw.run(
+    db,
+    "UPDATE records SET disposition = ? WHERE id = (SELECT id FROM records WHERE conv = ? AND hash = ? ORDER BY seq DESC LIMIT 1)",
+    [disposition, conv, hash],
+  );
 }
 
 export function toStoredRecord(row: Selectable<RecordsTable>): StoredRecordRow {

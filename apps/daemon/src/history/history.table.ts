@@ -25,4 +25,6 @@ export interface RecordsTable {
   /** What classification did: "own", "delivered", "held", "consumed". */
   disposition: string;
   stored_at: number;
+  /** 1 when the record is in `records_by_hash`: a record the daemon looks up by hash (0012). */
+  hash_indexed: number;
 }

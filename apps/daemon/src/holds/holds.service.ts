@@ -129,7 +129,7 @@ export class Holds {
         recordHash: hold.recordHash,
       });
       await closeHold(trx, id, { released: deliveryToken }, this.now());
-      await this.history.setDisposition(trx, hold.recordHash, "delivered");
+      await this.history.setDisposition(trx, hold.conv, hold.recordHash, "delivered");
       return deliveryToken;
     });
     this.inbox.changed();
@@ -141,7 +141,7 @@ export class Holds {
     await this.store.db.transaction().execute(async (trx) => {
       const hold = await this.open(trx, id);
       await closeHold(trx, id, { discarded: true }, this.now());
-      await this.history.setDisposition(trx, hold.recordHash, "discarded");
+      await this.history.setDisposition(trx, hold.conv, hold.recordHash, "discarded");
     });
     return { discarded: true };
   }

@@ -142,7 +142,12 @@ export class Admission {
       if (!(await firewall.commit(trx, check))) return false;
       if (subject.kind === "close" && settled.kind !== "consume")
         await this.deps.closes.recordResult(trx, subject.close);
-      await this.deps.history.setDisposition(trx, origin.recordHash, await this.apply(trx, origin, settled, subject));
+      await this.deps.history.setDisposition(
+        trx,
+        origin.conv,
+        origin.recordHash,
+        await this.apply(trx, origin, settled, subject),
+      );
       return true;
     });
     if (!applied) return;
@@ -201,7 +206,7 @@ export class Admission {
         });
         const disposition = await this.apply(trx, hold, decision, subject);
         await holds.readmitted(trx, hold, null);
-        await this.deps.history.setDisposition(trx, hold.recordHash, disposition);
+        await this.deps.history.setDisposition(trx, hold.conv, hold.recordHash, disposition);
         if (disposition === "delivered") delivered = true;
         else queued = true;
       }

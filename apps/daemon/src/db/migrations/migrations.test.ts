@@ -15,6 +15,7 @@ import { countPending } from "../../inbox/inbox.store.js";
 import { countAttempts } from "../../overview/overview.store.js";
 import { findOccurrence } from "../../webhooks/webhooks.store.js";
 import { boundIntents } from "../../posts/intents.store.js";
+import { findRecordByHash, findRecordsByHash } from "../../history/history.store.js";
 
 const MINUTE = 60_000;
 const T0 = Math.floor(Date.UTC(2026, 11, 5, 2) / (120 * MINUTE)) * 120 * MINUTE;
@@ -133,6 +134,53 @@ describe("the daemon's migrations from 0008 on", () => {
       "SELECT name FROM sqlite_master WHERE tbl_name = 'intents' AND type = 'index'",
     );
     expect(indexes.all()).toEqual([]);
+  });
+
+  it("keeps every stored record, each still found by its hash through the index, and hands out ids past them (0012)", async () => {
+    const record = (seq: number, conv = "direct:a,b") => ({
+      conv,
+      seq,
+      hash: `rec_${conv}_${seq}`,
+      kind: "post",
+      author: "a",
+      post_id: `pst_${seq}`,
+      at: T0,
+      bytes: Buffer.from([0xa1, seq]),
+      signatures: Buffer.from([0x80]),
+      certificate: Buffer.from([seq]),
+      disposition: seq === 2 ? "held" : "delivered",
+      stored_at: T0,
+    });
+    const store = await migratedFrom("0011", async (db) => {
+      await db
+        .insertInto("records")
+        .values([record(1), record(2), record(3), record(1, "direct:a,c")])
+        .execute();
+    });
+    expect(await findRecordByHash(store.db, "direct:a,b", "rec_direct:a,b_2")).toMatchObject({
+      conv: "direct:a,b",
+      seq: 2,
+      disposition: "held",
+      bytes: new Uint8Array([0xa1, 2]),
+    });
+    const found = await findRecordsByHash(store.db, "direct:a,c", ["rec_direct:a,b_1", "rec_direct:a,c_1", "none"]);
+    expect([...found.keys()].sort()).toEqual(["rec_direct:a,b_1", "rec_direct:a,c_1"]);
+    // Copied records stay in the index (each found by hash alone, whatever conversation is named).
+    const plan = store.sqlite
+      .prepare("EXPLAIN QUERY PLAN SELECT * FROM records WHERE hash = ? AND hash_indexed = 1")
+      .all("rec_direct:a,b_1") as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(" ")).toMatch(/records_by_hash/);
+    expect(store.sqlite.prepare("SELECT count(*) AS n FROM records WHERE hash_indexed = 1").get()).toEqual({ n: 4 });
+    expect(() => store.sqlite.prepare("INSERT INTO records SELECT * FROM records WHERE seq = 3").run()).toThrow(
+      /UNIQUE/,
+    );
+    const next = store.sqlite
+      .prepare(
+        "INSERT INTO records (conv, seq, hash, kind, author, post_id, at, bytes, signatures, certificate, disposition, stored_at, hash_indexed) " +
+          "SELECT conv, 4, 'rec_4', kind, author, 'pst_4', at, bytes, signatures, certificate, disposition, stored_at, 0 FROM records WHERE id = 1",
+      )
+      .run();
+    expect(Number(next.lastInsertRowid)).toBe(5);
   });
 
   it("leaves the database as it was when a migration fails half-way, and migrates it at the next start (0011)", async () => {
