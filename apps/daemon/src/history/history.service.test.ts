@@ -187,8 +187,12 @@ describe("History: records by hash", () => {
 
 describe("History: the hash index holds the records looked up by hash", () => {
   const withBytes = (seq: number, bytes: Uint8Array): CertifiedRecord => ({ ...record(seq), bytes });
-  // A collective part's CBOR: the map {type: "collective", …} holds the text "collective".
-  const collective = () => new Uint8Array([0xa1, 0x64, ...Buffer.from("type"), 0x6a, ...Buffer.from("collective")]);
+  // A collective part's CBOR: a request, answer or close names its collective by a `col_` id; a
+  // group post's multicast marker names none.
+  const part = (fields: Record<string, string>) =>
+    new Uint8Array(Buffer.concat(Object.entries(fields).flatMap(([k, v]) => [Buffer.from(k), Buffer.from(v)])));
+  const answer = () => part({ type: "collective", op: "answer", id: "col_AAAA" });
+  const multicast = () => part({ type: "collective", op: "multicast" });
   const stored = (store: DaemonStore, h: History, r: CertifiedRecord, disposition: Disposition) =>
     store.db.transaction().execute((trx) => h.append(trx, { record: r, disposition, opens: ["a", "b"] }));
   const indexed = (store: DaemonStore) =>
@@ -196,15 +200,17 @@ describe("History: the hash index holds the records looked up by hash", () => {
       store.sqlite.prepare("SELECT seq FROM records WHERE hash_indexed = 1 ORDER BY seq").all() as { seq: number }[]
     ).map((r) => r.seq);
 
-  it("leaves out the plain posts delivered or our own, and keeps the collective parts and what admission still settles", async () => {
+  it("leaves out the plain and group posts delivered or our own, and keeps the collectives' parts and what admission still settles", async () => {
     const { store, history: h } = await history();
     await own(store, h, record(1));
     await stored(store, h, record(2), "delivered");
     await stored(store, h, record(3), "queued");
     await stored(store, h, record(4), "held");
     await stored(store, h, record(5), "consumed");
-    await own(store, h, withBytes(6, collective()));
-    await stored(store, h, withBytes(7, collective()), "delivered");
+    await own(store, h, withBytes(6, answer()));
+    await stored(store, h, withBytes(7, answer()), "delivered");
+    await own(store, h, withBytes(8, multicast()));
+    await stored(store, h, withBytes(9, multicast()), "delivered");
     expect(indexed(store)).toEqual([3, 4, 5, 6, 7]);
     const plan = store.sqlite
       .prepare("EXPLAIN QUERY PLAN SELECT * FROM records WHERE hash = ? AND hash_indexed = 1")

@@ -1,5 +1,6 @@
 /** SQL for conversations and their certified records; the per-record statements are prepared once (db/raw-statements.ts). */
 import type { Selectable } from "kysely";
+import { ID_PREFIXES } from "@social-harness/protocol";
 import type { DbOrTrx } from "../db/database.js";
 import type { RecordsTable } from "./history.table.js";
 import { readInSlices } from "../db/in-slices.js";
@@ -144,16 +145,17 @@ export async function findRecordsByHash(
 /**
  * Whether a record goes into `records_by_hash`: all but the plain posts that arrive delivered and
  * our own plain posts, the bulk of a daemon's records, which nothing looks up by hash (a record
- * queued or held is looked up when its admission settles, a collective part by the collectives).
- * A collective part is a CBOR map with the text "collective" in it, so any record whose bytes hold
- * that text is indexed (a message that merely says it too costs its page, nothing more).
+ * queued or held is looked up when its admission settles; a collective's request, answer or close
+ * by the collectives). Each of those three parts names its collective by a `col_` id, text in the
+ * record's CBOR, so a record whose bytes hold that text is indexed; a group's multicast marker has
+ * no id and stays out. A message whose text merely holds `col_` costs its page, nothing more.
  */
 export function hashIndexed(disposition: string, bytes: Uint8Array): boolean {
   if (disposition !== "own" && disposition !== "delivered") return true;
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(COLLECTIVE_TEXT);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(COLLECTIVE_ID_PREFIX);
 }
 
-const COLLECTIVE_TEXT = Buffer.from("collective", "utf8");
+const COLLECTIVE_ID_PREFIX = Buffer.from(ID_PREFIXES.collective, "utf8");
 
 const INSERT_RECORD =
   "INSERT INTO records (conv, seq, hash, kind, author, post_id, at, bytes, signatures, certificate, disposition, " +
