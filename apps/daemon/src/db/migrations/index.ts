@@ -12,6 +12,7 @@ import { migration0009 } from "./0009_occurrences_without_rowid.js";
 import { migration0010 } from "./0010_inbox_pending_partial.js";
 import { migration0011 } from "./0011_intents_without_rowid.js";
 import { migration0012 } from "./0012_records_hash_lookup.js";
+import { migration0013 } from "./0013_inbox_without_counter.js";
 
 export const daemonMigrations: Record<string, Migration> = {
   "0001_daemon": migration0001,
@@ -26,4 +27,5 @@ export const daemonMigrations: Record<string, Migration> = {
   "0010_inbox_pending_partial": migration0010,
   "0011_intents_without_rowid": migration0011,
   "0012_records_hash_lookup": migration0012,
+  "0013_inbox_without_counter": migration0013,
 };

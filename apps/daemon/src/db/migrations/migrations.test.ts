@@ -6,12 +6,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
+import { Kysely, SqliteDialect, sql } from "kysely";
 import { Migrator } from "kysely/migration";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDaemonStore, type DaemonStore } from "../database.js";
 import { daemonMigrations } from "./index.js";
-import { countPending } from "../../inbox/inbox.store.js";
+import { countPending, findInboxRow } from "../../inbox/inbox.store.js";
 import { countAttempts } from "../../overview/overview.store.js";
 import { findOccurrence } from "../../webhooks/webhooks.store.js";
 import { boundIntents } from "../../posts/intents.store.js";
@@ -181,6 +181,45 @@ describe("the daemon's migrations from 0008 on", () => {
       )
       .run();
     expect(Number(next.lastInsertRowid)).toBe(5);
+  });
+
+  it("keeps every inbox item under its id and token, and hands out ids past them without a counter (0013)", async () => {
+    const item = (i: number, state: string) => ({
+      token: `dlv_${i}`,
+      kind: "multicast",
+      item: `{"n":${i}}`,
+      guidance: i === 2 ? "held by the owner's pattern" : null,
+      size: 8,
+      conv: "direct:a,b",
+      record_hash: `rec_${i}`,
+      state,
+      created_at: T0 + i,
+      settled_at: state === "pending" ? null : T0 + 10,
+      settled_by: state === "pending" ? null : "runtime",
+    });
+    const rows = [item(1, "pending"), item(2, "acknowledged"), item(3, "pending"), item(4, "acknowledged")];
+    let before: unknown[] = [];
+    const store = await migratedFrom("0012", async (db) => {
+      await db.insertInto("inbox").values(rows).execute();
+      before = (await sql`SELECT * FROM inbox ORDER BY id`.execute(db)).rows;
+    });
+    expect(store.sqlite.prepare("SELECT * FROM inbox ORDER BY id").all()).toEqual(before);
+    expect(await countPending(store.db)).toBe(2);
+    expect((await findInboxRow(store.db, "dlv_3"))?.item).toBe('{"n":3}');
+    const table = store.sqlite.prepare("SELECT sql FROM sqlite_master WHERE name = 'inbox'").get() as { sql: string };
+    expect(table.sql).not.toMatch(/AUTOINCREMENT/i);
+    expect(store.sqlite.prepare("SELECT count(*) AS n FROM sqlite_sequence WHERE name = 'inbox'").get()).toEqual({
+      n: 0,
+    });
+    const plan = store.sqlite
+      .prepare("EXPLAIN QUERY PLAN SELECT id FROM inbox WHERE state = 'pending' AND id > 0 ORDER BY id")
+      .all() as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(" ")).toMatch(/inbox_pending/);
+    const insert = store.sqlite.prepare(
+      "INSERT INTO inbox (token, kind, item, size, state, created_at) VALUES (?, 'multicast', '{}', 2, 'pending', ?)",
+    );
+    expect(() => insert.run("dlv_1", T0)).toThrow(/UNIQUE/);
+    expect(Number(insert.run("dlv_5", T0).lastInsertRowid)).toBe(5);
   });
 
   it("leaves the database as it was when a migration fails half-way, and migrates it at the next start (0011)", async () => {
