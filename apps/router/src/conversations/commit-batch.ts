@@ -1,8 +1,9 @@
 /**
  * One group commit (SPEC §5): certifies a batch of appends inside one transaction with a fixed
  * number of statements, whatever the batch size: create the conversations it opens, read (on
- * PostgreSQL, lock) every head it touches, look up the posts it repeats, insert its records,
- * move its heads. The caller commits; nothing it returns may leave before that commit is durable.
+ * PostgreSQL, lock) every conversation it touches and its head, look up the posts it repeats,
+ * insert its records (which move the heads: a head is its conversation's last record). The caller
+ * commits; nothing it returns may leave before that commit is durable.
  */
 import { encodeSignatureList, signCertificate, type SigningKey } from "@social-harness/protocol";
 import type { Transaction } from "kysely";
@@ -13,7 +14,6 @@ import {
   insertRecords,
   lockHeads,
   postKey,
-  setHeads,
   type ConversationHead,
   type NewRecord,
 } from "./conversations.store.js";
@@ -48,7 +48,6 @@ export async function commitBatch(
   const stored = await findRecordsByPosts(trx, inputs);
 
   const pending = new Map<string, NewRecord>();
-  const moved = new Map<string, { seq: number; hash: string }>();
   const outcomes = inputs.map((input): AppendOutcome => {
     const key = postKey(input.author, input.postId);
     const existing = stored.get(key) ?? pending.get(key);
@@ -74,7 +73,6 @@ export async function commitBatch(
     };
     pending.set(key, record);
     heads.set(input.conv, { seq, hash: input.hash });
-    moved.set(input.conv, { seq, hash: input.hash });
     return { kind: "certified", record, existed: false, differs: false };
   });
 
@@ -83,6 +81,5 @@ export async function commitBatch(
   if (inserted.size !== rows.length) {
     throw Object.assign(new Error("a record of the batch was stored meanwhile"), { name: BATCH_CONFLICT });
   }
-  await setHeads(trx, moved, now);
   return outcomes;
 }

@@ -19,18 +19,30 @@ export interface StoredRecord {
   readonly certificate: Uint8Array;
 }
 
-const selectHead = prepared((db: Kysely<RouterDatabase>, conv: string) =>
-  db.selectFrom("conversations").select(["head_seq", "head_hash"]).where("conv", "=", conv),
+const selectConversation = prepared((db: Kysely<RouterDatabase>, conv: string) =>
+  db.selectFrom("conversations").select("conv").where("conv", "=", conv),
 );
-const selectHeadForUpdate = prepared((db: Kysely<RouterDatabase>, conv: string) =>
-  db.selectFrom("conversations").select(["head_seq", "head_hash"]).where("conv", "=", conv).forUpdate(),
+const selectConversationForUpdate = prepared((db: Kysely<RouterDatabase>, conv: string) =>
+  db.selectFrom("conversations").select("conv").where("conv", "=", conv).forUpdate(),
 );
+const selectLastRecord = prepared((db: Kysely<RouterDatabase>, conv: string) =>
+  db.selectFrom("records").select(["seq", "hash"]).where("conv", "=", conv).orderBy("seq", "desc").limit(1),
+);
+
+/**
+ * A conversation's head: its last record, found through the records' primary key (conv, seq).
+ * Read after the conversation's lock on PostgreSQL, it is a statement of its own, so its snapshot
+ * holds every record a batch that held the lock before committed.
+ */
+async function headOf(trx: Db, conv: string): Promise<ConversationHead> {
+  const last = (await selectLastRecord(trx, conv)).rows[0];
+  return last === undefined ? { seq: 0, hash: null } : { seq: last.seq, hash: last.hash };
+}
 
 /** Reads a conversation's head, locking its row on PostgreSQL so appends to it serialise. */
 export async function lockHead(trx: Db, dialect: Dialect, conv: string): Promise<ConversationHead | undefined> {
-  const { rows } = await (dialect === "postgres" ? selectHeadForUpdate : selectHead)(trx, conv);
-  const row = rows[0];
-  return row === undefined ? undefined : { seq: row.head_seq, hash: row.head_hash };
+  const { rows } = await (dialect === "postgres" ? selectConversationForUpdate : selectConversation)(trx, conv);
+  return rows.length === 0 ? undefined : headOf(trx, conv);
 }
 
 /** Creates a conversation and its member rows; false if it already existed. */
@@ -42,7 +54,7 @@ export async function createConversation(
 ): Promise<boolean> {
   const inserted = await trx
     .insertInto("conversations")
-    .values({ conv, head_seq: 0, head_hash: null, created_at: now })
+    .values({ conv, created_at: now })
     .onConflict((oc) => oc.column("conv").doNothing())
     .executeTakeFirst();
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
@@ -54,8 +66,8 @@ export async function createConversation(
 }
 
 /**
- * Reads the heads of several conversations in one statement. On PostgreSQL it locks their rows,
- * in conversation order so that two routers locking overlapping sets never deadlock.
+ * Reads the heads of several conversations. On PostgreSQL it first locks their rows, in
+ * conversation order so that two routers locking overlapping sets never deadlock.
  */
 export async function lockHeads(
   trx: Db,
@@ -65,11 +77,13 @@ export async function lockHeads(
   if (convs.length === 0) return new Map();
   const query = trx
     .selectFrom("conversations")
-    .select(["conv", "head_seq", "head_hash"])
+    .select("conv")
     .where("conv", "in", [...convs])
     .orderBy("conv");
   const rows = await (dialect === "postgres" ? query.forUpdate() : query).execute();
-  return new Map(rows.map((r) => [r.conv, { seq: r.head_seq, hash: r.head_hash }]));
+  const heads = new Map<string, ConversationHead>();
+  for (const { conv } of rows) heads.set(conv, await headOf(trx, conv));
+  return heads;
 }
 
 export interface NewRecord extends StoredRecord {
@@ -105,28 +119,6 @@ export async function insertRecords(trx: Db, rows: readonly NewRecord[]): Promis
   return new Set(inserted.map((r) => r.hash));
 }
 
-/**
- * Moves the heads of several conversations in one statement. Every row exists (the caller read
- * and, on PostgreSQL, locked it), so the upsert always takes its update branch.
- */
-export async function setHeads(
-  trx: Db,
-  heads: ReadonlyMap<string, { readonly seq: number; readonly hash: string }>,
-  now: number,
-): Promise<void> {
-  if (heads.size === 0) return;
-  await trx
-    .insertInto("conversations")
-    .values([...heads].map(([conv, head]) => ({ conv, head_seq: head.seq, head_hash: head.hash, created_at: now })))
-    .onConflict((oc) =>
-      oc.column("conv").doUpdateSet((eb) => ({
-        head_seq: eb.ref("excluded.head_seq"),
-        head_hash: eb.ref("excluded.head_hash"),
-      })),
-    )
-    .execute();
-}
-
 /** The stored records of any of these (author, post) pairs, in one statement. */
 export async function findRecordsByPosts(
   trx: Db,
@@ -153,15 +145,21 @@ export async function membersOf(db: Db, conv: string): Promise<string[]> {
   return rows.map((r) => r.member);
 }
 
-/** Every conversation `member` belongs to, with its head. */
+/** Every conversation `member` belongs to, with its head's sequence number (0 before its first record). */
 export async function headsForMember(db: Db, member: string): Promise<{ conv: string; seq: number }[]> {
   const rows = await db
     .selectFrom("members")
-    .innerJoin("conversations", "conversations.conv", "members.conv")
-    .select(["members.conv as conv", "conversations.head_seq as seq"])
+    .select((eb) => [
+      "members.conv as conv",
+      eb
+        .selectFrom("records")
+        .whereRef("records.conv", "=", "members.conv")
+        .select((records) => records.fn.max("records.seq").as("seq"))
+        .as("seq"),
+    ])
     .where("members.member", "=", member)
     .execute();
-  return rows;
+  return rows.map((row) => ({ conv: row.conv, seq: Number(row.seq ?? 0) }));
 }
 
 const selectRecordsAfter = prepared((db: Kysely<RouterDatabase>, conv: string, afterSeq: number, limit: number) =>

@@ -1,8 +1,9 @@
 /**
  * The SQLite group commit on prepared better-sqlite3 statements (SPEC §3, hot path): the same rules
  * as commitBatch, one transaction per batch, every statement prepared once. The writer is the only
- * writer of conversations and records in the SQLite file, so heads are kept in memory after their
- * first read; a batch's head moves reach that cache only once its COMMIT returned. When batches move
+ * writer of conversations and records in the SQLite file, so heads (a head is its conversation's
+ * last record) are kept in memory after their first read; a batch's head moves reach that cache
+ * only once its COMMIT returned. When batches move
  * between the event loop's connection and the writer thread's, the side they move to forgets its
  * heads first.
  */
@@ -50,11 +51,14 @@ interface StoredRow {
 }
 
 export function sqliteCommitter(sqlite: Database.Database, routerKey: SigningKey, now: () => number) {
-  const selectHead = sqlite.prepare<[string], { head_seq: number; head_hash: string | null }>(
-    "SELECT head_seq, head_hash FROM conversations WHERE conv = ?",
+  // A conversation's head is its last record (records' primary key (conv, seq)); a conversation
+  // that exists without one has the empty head.
+  const selectHead = sqlite.prepare<[string, string], { seq: number | null; hash: string | null }>(
+    "SELECT r.seq, r.hash FROM conversations c LEFT JOIN " +
+      "(SELECT seq, hash FROM records WHERE conv = ? ORDER BY seq DESC LIMIT 1) r ON 1 WHERE c.conv = ?",
   );
   const insertConversation = sqlite.prepare<[string, number]>(
-    "INSERT INTO conversations (conv, head_seq, head_hash, created_at) VALUES (?, 0, NULL, ?) ON CONFLICT (conv) DO NOTHING",
+    "INSERT INTO conversations (conv, created_at) VALUES (?, ?) ON CONFLICT (conv) DO NOTHING",
   );
   const insertMember = sqlite.prepare<[string, string]>("INSERT INTO members (conv, member) VALUES (?, ?)");
   const selectByPost = sqlite.prepare<[string, string], StoredRow>(
@@ -65,9 +69,6 @@ export function sqliteCommitter(sqlite: Database.Database, routerKey: SigningKey
   >(
     "INSERT INTO records (conv, seq, hash, author, post_id, bytes, signatures, certificate, committed_at) " +
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-  );
-  const updateHead = sqlite.prepare<[number, string, string]>(
-    "UPDATE conversations SET head_seq = ?, head_hash = ? WHERE conv = ?",
   );
   /** The record its author already certified under this PostId, if any. */
   const existing = (input: WireCommit): WireOutcome | undefined => {
@@ -82,9 +83,9 @@ export function sqliteCommitter(sqlite: Database.Database, routerKey: SigningKey
     const headOf = (conv: string): ConversationHead | undefined => {
       const known = moved.get(conv) ?? heads.get(conv);
       if (known !== undefined) return known;
-      const row = selectHead.get(conv);
+      const row = selectHead.get(conv, conv);
       if (row === undefined) return undefined;
-      const head = { seq: row.head_seq, hash: row.head_hash };
+      const head = { seq: row.seq ?? 0, hash: row.hash };
       heads.set(conv, head);
       return head;
     };
@@ -127,7 +128,6 @@ export function sqliteCommitter(sqlite: Database.Database, routerKey: SigningKey
         if (found !== undefined) return found;
         throw Object.assign(new Error("a record of the batch was stored meanwhile"), { name: BATCH_CONFLICT });
       }
-      updateHead.run(seq, input.hash, input.conv);
       moved.set(input.conv, { seq, hash: input.hash });
       // A literal, not a spread of the input: a spread and two more fields built a new hidden class
       // for every record.

@@ -17,10 +17,9 @@ export interface AgentsTable {
   registered_at: number;
 }
 
+/** A conversation exists; its head is its last record (records' primary key), not a column here. */
 export interface ConversationsTable {
   conv: string;
-  head_seq: number;
-  head_hash: string | null;
   created_at: number;
 }
 

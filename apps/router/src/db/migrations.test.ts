@@ -12,6 +12,7 @@ import { Kysely, SqliteDialect } from "kysely";
 import { Migrator } from "kysely/migration";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { headsForMember, lockHead, lockHeads } from "../conversations/conversations.store.js";
 import { openRouterStore } from "./database.js";
 import { dropRecordsHashIndex } from "./migrations/0003_records_hash_not_indexed.js";
 import { routerMigrations } from "./migrations/index.js";
@@ -121,3 +122,129 @@ describe("migration 0003 on PostgreSQL", () => {
     }
   });
 });
+
+/**
+ * Migration 0006 on a router that already certified records: the conversations lose the head
+ * columns, and each conversation's head is read from its last record, on SQLite and on PostgreSQL.
+ */
+describe("migration 0006: heads from records", () => {
+  const schema = `router_heads_${process.pid}_${Date.now()}`;
+  afterAll(async () => {
+    const client = new pg.Client({ connectionString: POSTGRES });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  });
+
+  const expectHeads = async (store: Awaited<ReturnType<typeof openRouterStore>>) => {
+    const dialect = store.dialect;
+    await store.db.transaction().execute(async (trx) => {
+      expect(await lockHead(trx, dialect, "direct:a,b")).toEqual({ seq: 2, hash: "rec_three" });
+      expect(await lockHead(trx, dialect, "group:g")).toEqual({ seq: 0, hash: null });
+      expect(await lockHead(trx, dialect, "direct:a,z")).toBeUndefined();
+      expect(await lockHeads(trx, dialect, ["direct:a,c", "direct:a,b", "direct:a,z"])).toEqual(
+        new Map([
+          ["direct:a,b", { seq: 2, hash: "rec_three" }],
+          ["direct:a,c", { seq: 1, hash: "rec_two" }],
+        ]),
+      );
+    });
+    const heads = await headsForMember(store.db, "a");
+    expect(heads.sort((x, y) => x.conv.localeCompare(y.conv))).toEqual([
+      { conv: "direct:a,b", seq: 2 },
+      { conv: "direct:a,c", seq: 1 },
+      { conv: "group:g", seq: 0 },
+    ]);
+  };
+
+  it("drops the head columns on SQLite and reads each head from its last record", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "sh-router-migrations-"));
+    dirs.push(dir);
+    const file = path.join(dir, "router.db");
+    const before = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file) }) });
+    const provider = { getMigrations: () => Promise.resolve(routerMigrations("sqlite")) };
+    expect((await new Migrator({ db: before, provider }).migrateTo("0005_name_withdrawals")).error).toBeUndefined();
+    await before.destroy();
+    const old = new Database(file);
+    const conversation = old.prepare(
+      "INSERT INTO conversations (conv, head_seq, head_hash, created_at) VALUES (?, ?, ?, 1)",
+    );
+    const member = old.prepare("INSERT INTO members (conv, member) VALUES (?, ?)");
+    for (const [conv, seq, hash, members] of HEADS) {
+      conversation.run(conv, seq, hash);
+      for (const m of members) member.run(conv, m);
+    }
+    for (const record of RECORDS) old.prepare(INSERT).run(...record);
+    old.close();
+
+    const store = await openRouterStore({ sqliteFile: file });
+    try {
+      await expectHeads(store);
+    } finally {
+      await store.close();
+    }
+    const after = new Database(file);
+    try {
+      const columns = after.prepare("SELECT name FROM pragma_table_info('conversations')").pluck().all();
+      expect(columns).toEqual(["conv", "created_at"]);
+    } finally {
+      after.close();
+    }
+  });
+
+  it("drops the head columns on PostgreSQL and reads each head from its last record", async () => {
+    const database = `${POSTGRES}?schema=${schema}`;
+    const dir = mkdtempSync(path.join(tmpdir(), "sh-router-migrations-"));
+    dirs.push(dir);
+    const first = await openRouterStore({ database, sqliteFile: path.join(dir, "unused.db") });
+    await first.close();
+    const client = new pg.Client({ connectionString: POSTGRES });
+    await client.connect();
+    try {
+      // Back to the schema before 0006, with conversations and records certified under it.
+      await client.query(
+        `ALTER TABLE ${schema}.conversations ADD COLUMN head_seq integer NOT NULL DEFAULT 0, ADD COLUMN head_hash text`,
+      );
+      await client.query(`DELETE FROM ${schema}.kysely_migration WHERE name >= '0006'`);
+      for (const [conv, seq, hash, members] of HEADS) {
+        await client.query(
+          `INSERT INTO ${schema}.conversations (conv, head_seq, head_hash, created_at) VALUES ($1, $2, $3, 1)`,
+          [conv, seq, hash],
+        );
+        for (const m of members)
+          await client.query(`INSERT INTO ${schema}.members (conv, member) VALUES ($1, $2)`, [conv, m]);
+      }
+      for (const [conv, seq, hash, author, postId] of RECORDS) {
+        await client.query(
+          `INSERT INTO ${schema}.records (conv, seq, hash, author, post_id, bytes, signatures, certificate, committed_at) VALUES ($1, $2, $3, $4, $5, '\\x01', '\\x02', '\\x03', 1)`,
+          [conv, seq, hash, author, postId],
+        );
+      }
+      const store = await openRouterStore({ database, sqliteFile: path.join(dir, "unused.db") });
+      try {
+        await expectHeads(store);
+      } finally {
+        await store.close();
+      }
+      const columns = await client.query(
+        `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'conversations' ORDER BY column_name`,
+        [schema],
+      );
+      expect(columns.rows.map((r: { column_name: string }) => r.column_name)).toEqual(["conv", "created_at"]);
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+/** Conversations as a router before 0006 kept them: each head as its row said. */
+const HEADS: readonly [string, number, string | null, readonly string[]][] = [
+  ["direct:a,b", 2, "rec_three", ["a", "b"]],
+  ["direct:a,c", 1, "rec_two", ["a", "c"]],
+  ["group:g", 0, null, ["a", "b", "c"]],
+];
+const RECORDS: readonly [string, number, string, string, string][] = [
+  ["direct:a,b", 1, "rec_one", "a", "pst_one"],
+  ["direct:a,c", 1, "rec_two", "a", "pst_two"],
+  ["direct:a,b", 2, "rec_three", "b", "pst_three"],
+];
