@@ -28,16 +28,33 @@ afterAll(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A router's SQLite file migrated up to `migration`, opened for the rows a test writes under that schema. */
+async function sqliteRouterAt(migration: string): Promise<{ file: string; old: Database.Database }> {
+  const dir = mkdtempSync(path.join(tmpdir(), "sh-router-migrations-"));
+  dirs.push(dir);
+  const file = path.join(dir, "router.db");
+  const before = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file) }) });
+  const provider = { getMigrations: () => Promise.resolve(routerMigrations("sqlite")) };
+  expect((await new Migrator({ db: before, provider }).migrateTo(migration)).error).toBeUndefined();
+  await before.destroy();
+  return { file, old: new Database(file) };
+}
+
+/** A router's PostgreSQL schema with every migration run, a client to rewind it, and how to open it again (and migrate). */
+async function postgresRouterIn(schema: string) {
+  const database = `${POSTGRES}?schema=${schema}`;
+  const dir = mkdtempSync(path.join(tmpdir(), "sh-router-migrations-"));
+  dirs.push(dir);
+  const open = () => openRouterStore({ database, sqliteFile: path.join(dir, "unused.db") });
+  await (await open()).close();
+  const client = new pg.Client({ connectionString: POSTGRES });
+  await client.connect();
+  return { open, client };
+}
+
 describe("migration 0003 on SQLite", () => {
   it("rebuilds records without the hash index, keeping every record and the other keys", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "sh-router-migrations-"));
-    dirs.push(dir);
-    const file = path.join(dir, "router.db");
-    const before = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file) }) });
-    const provider = { getMigrations: () => Promise.resolve(routerMigrations("sqlite")) };
-    expect((await new Migrator({ db: before, provider }).migrateTo("0002_registration_tokens")).error).toBeUndefined();
-    await before.destroy();
-    const old = new Database(file);
+    const { file, old } = await sqliteRouterAt("0002_registration_tokens");
     old.prepare(INSERT).run("direct:a,b", 1, "rec_one", "a", "pst_one");
     old.prepare(INSERT).run("direct:a,c", 1, "rec_two", "a", "pst_two");
     old.prepare(INSERT).run("direct:a,b", 2, "rec_three", "b", "pst_three");
@@ -87,15 +104,9 @@ describe("migration 0003 on PostgreSQL", () => {
   });
 
   it("drops the hash constraint and keeps the records", async () => {
-    const database = `${POSTGRES}?schema=${schema}`;
-    const dir = mkdtempSync(path.join(tmpdir(), "sh-router-migrations-"));
-    dirs.push(dir);
-    const first = await openRouterStore({ database, sqliteFile: path.join(dir, "unused.db") });
-    await first.close();
+    const { open, client } = await postgresRouterIn(schema);
     // Back to the schema before 0003: the constraint as 0001 made it, and 0003 and the later ones
     // not yet run.
-    const client = new pg.Client({ connectionString: POSTGRES });
-    await client.connect();
     try {
       await client.query(`ALTER TABLE ${schema}.records ADD CONSTRAINT records_hash_key UNIQUE (hash)`);
       await client.query(`ALTER TABLE ${schema}.registration_tokens DROP COLUMN revoked_at`);
@@ -104,7 +115,7 @@ describe("migration 0003 on PostgreSQL", () => {
       const insert = `INSERT INTO ${schema}.records (conv, seq, hash, author, post_id, bytes, signatures, certificate, committed_at) VALUES ($1, $2, $3, $4, $5, '\\x01', '\\x02', '\\x03', 1)`;
       await client.query(insert, ["direct:a,b", 1, "rec_one", "a", "pst_one"]);
 
-      const second = await openRouterStore({ database, sqliteFile: path.join(dir, "unused.db") });
+      const second = await open();
       await second.close();
 
       const constraints = await client.query(
@@ -158,14 +169,7 @@ describe("migration 0006: heads from records", () => {
   };
 
   it("drops the head columns on SQLite and reads each head from its last record", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "sh-router-migrations-"));
-    dirs.push(dir);
-    const file = path.join(dir, "router.db");
-    const before = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(file) }) });
-    const provider = { getMigrations: () => Promise.resolve(routerMigrations("sqlite")) };
-    expect((await new Migrator({ db: before, provider }).migrateTo("0005_name_withdrawals")).error).toBeUndefined();
-    await before.destroy();
-    const old = new Database(file);
+    const { file, old } = await sqliteRouterAt("0005_name_withdrawals");
     const conversation = old.prepare(
       "INSERT INTO conversations (conv, head_seq, head_hash, created_at) VALUES (?, ?, ?, 1)",
     );
@@ -193,13 +197,7 @@ describe("migration 0006: heads from records", () => {
   });
 
   it("drops the head columns on PostgreSQL and reads each head from its last record", async () => {
-    const database = `${POSTGRES}?schema=${schema}`;
-    const dir = mkdtempSync(path.join(tmpdir(), "sh-router-migrations-"));
-    dirs.push(dir);
-    const first = await openRouterStore({ database, sqliteFile: path.join(dir, "unused.db") });
-    await first.close();
-    const client = new pg.Client({ connectionString: POSTGRES });
-    await client.connect();
+    const { open, client } = await postgresRouterIn(schema);
     try {
       // Back to the schema before 0006, with conversations and records certified under it.
       await client.query(
@@ -220,7 +218,7 @@ describe("migration 0006: heads from records", () => {
           [conv, seq, hash, author, postId],
         );
       }
-      const store = await openRouterStore({ database, sqliteFile: path.join(dir, "unused.db") });
+      const store = await open();
       try {
         await expectHeads(store);
       } finally {
