@@ -1,5 +1,5 @@
 /** SQL for conversations, their members and their records. Every function takes the db or trx. */
-import type { Kysely, Transaction } from "kysely";
+import type { ExpressionBuilder, Kysely, Transaction } from "kysely";
 import type { Dialect, RouterDatabase } from "../db/database.js";
 import { prepared } from "@social-harness/sqlite";
 
@@ -19,30 +19,9 @@ export interface StoredRecord {
   readonly certificate: Uint8Array;
 }
 
-const selectConversation = prepared((db: Kysely<RouterDatabase>, conv: string) =>
-  db.selectFrom("conversations").select("conv").where("conv", "=", conv),
-);
-const selectConversationForUpdate = prepared((db: Kysely<RouterDatabase>, conv: string) =>
-  db.selectFrom("conversations").select("conv").where("conv", "=", conv).forUpdate(),
-);
-const selectLastRecord = prepared((db: Kysely<RouterDatabase>, conv: string) =>
-  db.selectFrom("records").select(["seq", "hash"]).where("conv", "=", conv).orderBy("seq", "desc").limit(1),
-);
-
-/**
- * A conversation's head: its last record, found through the records' primary key (conv, seq).
- * Read after the conversation's lock on PostgreSQL, it is a statement of its own, so its snapshot
- * holds every record a batch that held the lock before committed.
- */
-async function headOf(trx: Db, conv: string): Promise<ConversationHead> {
-  const last = (await selectLastRecord(trx, conv)).rows[0];
-  return last === undefined ? { seq: 0, hash: null } : { seq: last.seq, hash: last.hash };
-}
-
 /** Reads a conversation's head, locking its row on PostgreSQL so appends to it serialise. */
 export async function lockHead(trx: Db, dialect: Dialect, conv: string): Promise<ConversationHead | undefined> {
-  const { rows } = await (dialect === "postgres" ? selectConversationForUpdate : selectConversation)(trx, conv);
-  return rows.length === 0 ? undefined : headOf(trx, conv);
+  return (await lockHeads(trx, dialect, [conv])).get(conv);
 }
 
 /** Creates a conversation and its member rows; false if it already existed. */
@@ -67,7 +46,8 @@ export async function createConversation(
 
 /**
  * Reads the heads of several conversations. On PostgreSQL it first locks their rows, in
- * conversation order so that two routers locking overlapping sets never deadlock.
+ * conversation order so that two routers locking overlapping sets never deadlock; the heads are
+ * then read in a statement of their own, whose snapshot holds what the lock waited for.
  */
 export async function lockHeads(
   trx: Db,
@@ -75,15 +55,31 @@ export async function lockHeads(
   convs: readonly string[],
 ): Promise<Map<string, ConversationHead>> {
   if (convs.length === 0) return new Map();
-  const query = trx
+  if (dialect === "postgres") {
+    await trx
+      .selectFrom("conversations")
+      .select("conv")
+      .where("conv", "in", [...convs])
+      .orderBy("conv")
+      .forUpdate()
+      .execute();
+  }
+  const last = (eb: ExpressionBuilder<RouterDatabase, "conversations">) =>
+    eb
+      .selectFrom("records")
+      .whereRef("records.conv", "=", "conversations.conv")
+      .orderBy("records.seq", "desc")
+      .limit(1);
+  const rows = await trx
     .selectFrom("conversations")
-    .select("conv")
-    .where("conv", "in", [...convs])
-    .orderBy("conv");
-  const rows = await (dialect === "postgres" ? query.forUpdate() : query).execute();
-  const heads = new Map<string, ConversationHead>();
-  for (const { conv } of rows) heads.set(conv, await headOf(trx, conv));
-  return heads;
+    .select((eb) => [
+      "conversations.conv as conv",
+      last(eb).select("records.seq").as("seq"),
+      last(eb).select("records.hash").as("hash"),
+    ])
+    .where("conversations.conv", "in", [...convs])
+    .execute();
+  return new Map(rows.map((r) => [r.conv, { seq: Number(r.seq ?? 0), hash: r.hash ?? null }]));
 }
 
 export interface NewRecord extends StoredRecord {
