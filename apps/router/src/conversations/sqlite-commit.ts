@@ -3,9 +3,8 @@
  * as commitBatch, one transaction per batch, every statement prepared once. The writer is the only
  * writer of conversations and records in the SQLite file, so heads (a head is its conversation's
  * last record) are kept in memory after their first read; a batch's head moves reach that cache
- * only once its COMMIT returned. When batches move
- * between the event loop's connection and the writer thread's, the side they move to forgets its
- * heads first.
+ * only once its COMMIT returned. When batches move between the event loop's connection and the
+ * writer thread's, the side they move to forgets its heads first.
  */
 import type Database from "better-sqlite3";
 import { signCertificate, type SigningKey } from "@social-harness/protocol";
