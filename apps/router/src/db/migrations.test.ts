@@ -52,6 +52,17 @@ async function postgresRouterIn(schema: string) {
   return { open, client };
 }
 
+/** A PostgreSQL schema name, dropped with everything in it once the describe block's tests have run. */
+function droppedAfterAll(schema: string): string {
+  afterAll(async () => {
+    const client = new pg.Client({ connectionString: POSTGRES });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  });
+  return schema;
+}
+
 describe("migration 0003 on SQLite", () => {
   it("rebuilds records without the hash index, keeping every record and the other keys", async () => {
     const { file, old } = await sqliteRouterAt("0002_registration_tokens");
@@ -95,13 +106,7 @@ describe("migration 0003 on SQLite", () => {
 });
 
 describe("migration 0003 on PostgreSQL", () => {
-  const schema = `router_migrations_${process.pid}_${Date.now()}`;
-  afterAll(async () => {
-    const client = new pg.Client({ connectionString: POSTGRES });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await client.end();
-  });
+  const schema = droppedAfterAll(`router_migrations_${process.pid}_${Date.now()}`);
 
   it("drops the hash constraint and keeps the records", async () => {
     const { open, client } = await postgresRouterIn(schema);
@@ -139,13 +144,7 @@ describe("migration 0003 on PostgreSQL", () => {
  * columns, and each conversation's head is read from its last record, on SQLite and on PostgreSQL.
  */
 describe("migration 0006: heads from records", () => {
-  const schema = `router_heads_${process.pid}_${Date.now()}`;
-  afterAll(async () => {
-    const client = new pg.Client({ connectionString: POSTGRES });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await client.end();
-  });
+  const schema = droppedAfterAll(`router_heads_${process.pid}_${Date.now()}`);
 
   const expectHeads = async (store: Awaited<ReturnType<typeof openRouterStore>>) => {
     const dialect = store.dialect;
