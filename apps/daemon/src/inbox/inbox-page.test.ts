@@ -1,11 +1,25 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { InboxEntrySchema, type InboundItem, type LocalGuidance } from "@social-harness/protocol";
+import {
+  installTracing,
+  InboxEntrySchema,
+  uninstallTracing,
+  type InboundItem,
+  type LocalGuidance,
+  type TraceBackend,
+} from "@social-harness/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDaemonStore, type DaemonStore } from "../db/database.js";
 import { entryOf, Inbox } from "./inbox.service.js";
-import { pageRows, pendingRows } from "./inbox.store.js";
+import { pageJson, pageRows, pendingRows } from "./inbox.store.js";
+
+/** Tracing with spans that record nothing: read_inbox then makes its pages of rows, to trace each. */
+const silentTracing: TraceBackend = {
+  start: () => ({ traceparent: "", context: {}, end: () => undefined }) as never,
+  active: () => ({}) as never,
+  within: (_context, fn) => fn(),
+};
 
 describe("a read_inbox page", () => {
   let store: DaemonStore;
@@ -44,6 +58,44 @@ describe("a read_inbox page", () => {
 
     const second = JSON.parse(await inbox.readPage(page.nextCursor)) as Record<string, unknown>;
     expect(second).toEqual({ items: rows.slice(50).map(entryOf) });
+  });
+
+  it("is the same page, byte for byte, written by SQLite or made of rows", async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "sh-inbox-page-"));
+    store = await openDaemonStore(path.join(dir, "daemon.db"));
+    const inbox = new Inbox(store);
+    const guidance: LocalGuidance = { checkId: "chk_1", subjects: ["agent:alice"], instructions: ['Say "no" \u2028'] };
+    for (let n = 0; n < 123; n++) {
+      const item: InboundItem = {
+        kind: "multicast",
+        message: {
+          kind: "direct",
+          postId: `p${n}`,
+          address: "agent:bob",
+          sender: "agent:alice",
+          content: [{ type: "text", text: `"${n}" \\ \n ✓ 𝄞 \u0000` }],
+        },
+      };
+      await inbox.admitNow(n % 3 === 0 ? { item, guidance } : { item });
+    }
+    for (const row of (await pendingRows(store.db, 0, Number.MAX_SAFE_INTEGER, 200)).filter((_, i) => i % 7 === 3))
+      await inbox.acknowledge(row.token, "runtime");
+    const cursors: (string | undefined)[] = [undefined];
+    const written: string[] = [];
+    for (let cursor: string | undefined; ;) {
+      written.push(await inbox.readPage(cursor));
+      cursor = (JSON.parse(written.at(-1)!) as { nextCursor?: string }).nextCursor;
+      if (cursor === undefined) break;
+      cursors.push(cursor);
+    }
+    expect(written.map((page) => (JSON.parse(page) as { items: unknown[] }).items.length)).toEqual([50, 50, 5]);
+    expect(await pageJson(store.db, 0, Number.MAX_SAFE_INTEGER)).toMatchObject({ count: 50, more: true });
+    installTracing(silentTracing); // each row's read is traced: the pages are made of rows
+    try {
+      for (const [i, cursor] of cursors.entries()) expect(await inbox.readPage(cursor)).toBe(written[i]);
+    } finally {
+      uninstallTracing();
+    }
   });
 
   it("writes each row limit into its SQL as an integer and refuses anything else", async () => {

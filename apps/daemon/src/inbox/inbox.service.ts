@@ -13,6 +13,7 @@ import {
   encodeBase64url,
   hop,
   mintId,
+  tracingOn,
   type InboundItem,
   type LocalGuidance,
   type TraceSpan,
@@ -25,8 +26,11 @@ import {
   countPending,
   entryJsonOf,
   findInboxRow,
+  pageJson,
   pageRows,
   firstPageRows,
+  PAGE_BYTES,
+  PAGE_ITEMS,
   isPendingToken,
   insertInboxRow,
   answeredRequests,
@@ -41,9 +45,6 @@ import {
   inboxValuesOf,
   type InboxRow,
 } from "./inbox.store.js";
-
-export const PAGE_ITEMS = 50;
-export const PAGE_BYTES = 2 * 1024 * 1024;
 
 export interface InboxEntry {
   readonly deliveryToken: string;
@@ -72,6 +73,11 @@ export interface AdmitInput {
 
 function encodeCursor(after: number, upper: number): string {
   return encodeBase64url(Buffer.from(`inbox:${after}:${upper}`));
+}
+
+/** read_inbox's JSON from its entries' JSON, joined, and the cursor of what follows. */
+function pageText(entries: string, next: string | undefined): string {
+  return next === undefined ? `{"items":[${entries}]}` : `{"items":[${entries}],"nextCursor":${JSON.stringify(next)}}`;
 }
 
 function decodeCursor(cursor: string): { after: number; upper: number } {
@@ -150,13 +156,22 @@ export class Inbox {
 
   /**
    * A page of pending items as read_inbox's JSON, `{items, nextCursor?}`, made of the stored
-   * entries (entryJsonOf). Never acknowledges.
+   * entries (entryJsonOf). SQLite writes the page (pageJson) unless it is over the byte budget or
+   * its rows' read spans are traced; then it is made of rows. Never acknowledges.
    */
   async readPage(cursor?: string): Promise<string> {
+    const bound = cursor === undefined ? undefined : decodeCursor(cursor);
+    if (!tracingOn()) {
+      const page = await pageJson(this.store.db, bound?.after ?? 0, bound?.upper ?? Number.MAX_SAFE_INTEGER);
+      if (page.count <= 1 || page.bytes <= PAGE_BYTES) {
+        const next = page.more && page.last !== null ? encodeCursor(page.last, bound?.upper ?? page.upper) : undefined;
+        return pageText(page.entries ?? "", next);
+      }
+    }
     const { after, upper, rows } =
-      cursor === undefined
+      bound === undefined
         ? { after: 0, ...(await firstPageRows(this.store.db, PAGE_ITEMS + 1)) }
-        : await this.pageAfter(decodeCursor(cursor));
+        : await this.pageAfter(bound);
     const items: string[] = [];
     let bytes = 0;
     let last = after;
@@ -169,8 +184,7 @@ export class Inbox {
       last = row.id;
     }
     const more = rows.some((row) => row.id > last);
-    const next = more ? `,"nextCursor":${JSON.stringify(encodeCursor(last, upper))}` : "";
-    return `{"items":[${items.join(",")}]${next}}`;
+    return pageText(items.join(","), more ? encodeCursor(last, upper) : undefined);
   }
 
   /** A continuation page: the rows after a cursor's place, up to the first page's bound. */
