@@ -55,6 +55,10 @@ export async function sendLatency(net: BenchNetwork, count: number): Promise<Sen
 export interface Throughput {
   readonly perSecond: number;
   readonly p99: number;
+  /** Milliseconds, the mean of the sends' latencies. */
+  readonly mean: number;
+  /** Sends in flight at once, over all the senders. */
+  readonly inFlight: number;
 }
 
 /** 6 daemons × `inFlight` concurrent send_message calls each, all to one recipient. */
@@ -87,7 +91,12 @@ export async function postsPerSecond(net: BenchNetwork, perSender: number, inFli
   await load(perSender, samples);
   const seconds = (performance.now() - start) / 1000;
   await Promise.all(clients.map((c) => c.close()));
-  return { perSecond: (senders.length * perSender) / seconds, p99: percentile(samples, 99) };
+  return {
+    perSecond: (senders.length * perSender) / seconds,
+    p99: percentile(samples, 99),
+    mean: samples.reduce((sum, sample) => sum + sample, 0) / samples.length,
+    inFlight: senders.length * inFlight,
+  };
 }
 
 export interface InboxReads {
