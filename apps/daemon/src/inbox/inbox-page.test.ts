@@ -64,7 +64,19 @@ describe("a read_inbox page", () => {
     dir = mkdtempSync(path.join(tmpdir(), "sh-inbox-page-"));
     store = await openDaemonStore(path.join(dir, "daemon.db"));
     const inbox = new Inbox(store);
-    const guidance: LocalGuidance = { checkId: "chk_1", subjects: ["agent:alice"], instructions: ['Say "no" \u2028'] };
+    const guidance: LocalGuidance = {
+      checkId: "chk_1",
+      subjects: [{ id: "s1", sender: "agent:alice", recipients: ["agent:bob"], text: 'a "quoted" \\ subject' }],
+      instructions: [
+        {
+          middlewareId: "rules",
+          ruleId: "r1",
+          expectation: "required",
+          subjects: ["s1"],
+          instruction: 'Say "no" \u2028 ✓',
+        },
+      ],
+    };
     for (let n = 0; n < 123; n++) {
       const item: InboundItem = {
         kind: "multicast",
