@@ -29,20 +29,27 @@ describe("a read_inbox page", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("carries each item's stored JSON byte for byte, equal to the item as its schema reads it", async () => {
+  async function openInbox(): Promise<Inbox> {
     dir = mkdtempSync(path.join(tmpdir(), "sh-inbox-page-"));
     store = await openDaemonStore(path.join(dir, "daemon.db"));
-    const inbox = new Inbox(store);
-    const item = (n: number): InboundItem => ({
-      kind: "multicast",
-      message: {
-        kind: "direct",
-        postId: `p${n}`,
-        address: "agent:bob",
-        sender: "agent:alice",
-        content: [{ type: "text", text: `hello "${n}" \u2028 ✓` }],
-      },
-    });
+    return new Inbox(store);
+  }
+
+  /** A direct message from alice to bob, its text as given. */
+  const directItem = (n: number, text: string): InboundItem => ({
+    kind: "multicast",
+    message: {
+      kind: "direct",
+      postId: `p${n}`,
+      address: "agent:bob",
+      sender: "agent:alice",
+      content: [{ type: "text", text }],
+    },
+  });
+
+  it("carries each item's stored JSON byte for byte, equal to the item as its schema reads it", async () => {
+    const inbox = await openInbox();
+    const item = (n: number) => directItem(n, `hello "${n}" \u2028 ✓`);
     const guidance: LocalGuidance = { checkId: "chk_1", subjects: [], instructions: [] };
     for (let n = 0; n < 52; n++) await inbox.admitNow(n % 2 === 0 ? { item: item(n) } : { item: item(n), guidance });
 
@@ -61,9 +68,7 @@ describe("a read_inbox page", () => {
   });
 
   it("is the same page, byte for byte, written by SQLite or made of rows", async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "sh-inbox-page-"));
-    store = await openDaemonStore(path.join(dir, "daemon.db"));
-    const inbox = new Inbox(store);
+    const inbox = await openInbox();
     const guidance: LocalGuidance = {
       checkId: "chk_1",
       subjects: [{ id: "s1", sender: "agent:alice", recipients: ["agent:bob"], text: 'a "quoted" \\ subject' }],
@@ -78,16 +83,7 @@ describe("a read_inbox page", () => {
       ],
     };
     for (let n = 0; n < 123; n++) {
-      const item: InboundItem = {
-        kind: "multicast",
-        message: {
-          kind: "direct",
-          postId: `p${n}`,
-          address: "agent:bob",
-          sender: "agent:alice",
-          content: [{ type: "text", text: `"${n}" \\ \n ✓ 𝄞 \u0000` }],
-        },
-      };
+      const item = directItem(n, `"${n}" \\ \n ✓ 𝄞 \u0000`);
       await inbox.admitNow(n % 3 === 0 ? { item, guidance } : { item });
     }
     for (const row of (await pendingRows(store.db, 0, Number.MAX_SAFE_INTEGER, 200)).filter((_, i) => i % 7 === 3))
@@ -111,9 +107,7 @@ describe("a read_inbox page", () => {
   });
 
   it("writes each row limit into its SQL as an integer and refuses anything else", async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "sh-inbox-page-"));
-    store = await openDaemonStore(path.join(dir, "daemon.db"));
-    const inbox = new Inbox(store);
+    const inbox = await openInbox();
     for (let n = 0; n < 3; n++)
       await inbox.admitNow({
         item: {
