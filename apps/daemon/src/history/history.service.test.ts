@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createStatementCounter, type StatementCounter } from "@social-harness/sqlite";
 import { heldTransaction, openDaemonStore, type DaemonStore } from "../db/database.js";
 import { History, type CertifiedRecord, type Disposition } from "./history.service.js";
-import { findPosition } from "./history.store.js";
+import { findHead, findPosition } from "./history.store.js";
 
 const CONV = "g:test";
 const stores: DaemonStore[] = [];
@@ -171,6 +171,70 @@ describe("History: the next record's position from the conversation's tip", () =
     expect(afterKysely.answered).toMatchObject({ prevHash: undefined, conversation: { contiguousSeq: 1 } });
     const next = await both(store, h, 2);
     expect(next.answered).toEqual(next.read);
+  });
+});
+
+describe("History: our own posts keep a direct conversation's tip", () => {
+  const DIRECT = "direct:alice,bob";
+  const direct = (seq: number): CertifiedRecord => ({ ...record(seq), conv: DIRECT });
+  const ownDirect = (store: DaemonStore, h: History, seq: number) =>
+    heldTransaction(store.db, "relaxed", (held) =>
+      h.appendOwnHeld(held, { record: direct(seq), disposition: "own", opens: ["alice", "bob"] }),
+    );
+  /** The head History answers and the statements it ran, beside the head the read finds. */
+  const heads = async (store: DaemonStore, h: History, counter: StatementCounter) => {
+    const before = counter.counts.statements;
+    const answered = await h.head(DIRECT);
+    return { answered, statements: counter.counts.statements - before, read: await findHead(store.db, DIRECT) };
+  };
+
+  it("answers the head and stores the next post without a read, and reads again once a post is stored ahead", async () => {
+    const counter = createStatementCounter();
+    const { store, history: h } = await history(counter);
+    await ownDirect(store, h, 1);
+    expect(await heads(store, h, counter)).toEqual({
+      answered: { seq: 1, hash: "h1" },
+      statements: 0,
+      read: { seq: 1, hash: "h1" },
+    });
+    // The post right after the tip: its insert and the cursor's step, no look ahead.
+    const reads = counter.counts.reads;
+    await ownDirect(store, h, 2);
+    expect(counter.counts.reads).toBe(reads);
+    expect((await h.conversation(store.db, DIRECT))?.contiguousSeq).toBe(2);
+    expect(await heads(store, h, counter)).toMatchObject({ answered: { seq: 2, hash: "h2" }, statements: 0 });
+
+    await ownDirect(store, h, 4); // ahead of the cursor: the head is read again
+    const ahead = await heads(store, h, counter);
+    expect(ahead).toEqual({ answered: { seq: 4, hash: "h4" }, statements: 1, read: { seq: 4, hash: "h4" } });
+    await ownDirect(store, h, 3); // fills the gap; the cursor moves past it onto 4, whose hash was not read
+    expect((await h.conversation(store.db, DIRECT))?.contiguousSeq).toBe(4);
+    expect(await heads(store, h, counter)).toMatchObject({ answered: { seq: 4, hash: "h4" }, statements: 1 });
+    await ownDirect(store, h, 5); // looks ahead once, finds nothing: the tip again
+    expect(await heads(store, h, counter)).toEqual({
+      answered: { seq: 5, hash: "h5" },
+      statements: 0,
+      read: { seq: 5, hash: "h5" },
+    });
+    const next = await h.position(store.db, DIRECT, 6);
+    expect(next).toEqual(await findPosition(store.db, DIRECT, 6));
+  });
+
+  it("forgets the tip a rolled-back post made", async () => {
+    const counter = createStatementCounter();
+    const { store, history: h } = await history(counter);
+    await ownDirect(store, h, 1);
+    await expect(
+      heldTransaction(store.db, "relaxed", (held) => {
+        h.appendOwnHeld(held, { record: direct(2), disposition: "own", opens: ["alice", "bob"] });
+        throw new Error("the batch failed after storing 2");
+      }),
+    ).rejects.toThrow(/batch failed/);
+    expect(await heads(store, h, counter)).toEqual({
+      answered: { seq: 1, hash: "h1" },
+      statements: 1,
+      read: { seq: 1, hash: "h1" },
+    });
   });
 });
 

@@ -7,6 +7,7 @@
 import {
   agentAddress,
   encodeSignatureList,
+  membersOfConversation,
   type HistoryExportRecord,
   type RecordFields,
   type SignatureEntry,
@@ -141,6 +142,10 @@ export class History {
 
   /** The newest stored record of a conversation: what a proposal names as `prev`. */
   head(conv: string, db: DbOrTrx = this.store.db): Promise<{ seq: number; hash: string } | undefined> {
+    // A tip is the newest stored record: nothing is stored after it.
+    const tip = this.currentTips().get(conv);
+    if (tip !== undefined)
+      return Promise.resolve(tip.hash === undefined ? undefined : { seq: tip.contiguousSeq, hash: tip.hash });
     return findHead(db, conv);
   }
 
@@ -218,13 +223,17 @@ export class History {
     );
     if (!inserted) return false;
     const open = opens === undefined ? undefined : () => ensureConversation(held, record.conv, opens, this.now());
-    advanceContiguous(held, record.conv, record.seq, open, storedAfter);
-    // The record right after a tip moves it (nothing is stored after a tip, so the cursor moves
-    // onto this record and no further); any other insert ends it until a read learns it again.
+    // Nothing is stored after a tip: the record right after one needs no look ahead.
     const tips = this.currentTips();
     const tip = tips.get(record.conv);
-    if (tip !== undefined && record.seq === tip.contiguousSeq + 1)
-      tips.set(record.conv, { members: tip.members, contiguousSeq: record.seq, hash: record.hash });
+    const afterTip = tip !== undefined && record.seq === tip.contiguousSeq + 1;
+    const atTip = advanceContiguous(held, record.conv, record.seq, open, storedAfter !== false && !afterTip);
+    // The cursor resting on this record with nothing after it makes it the tip (a direct
+    // conversation's members are its key's); any other insert ends the tip until a read learns it.
+    const members =
+      tip?.members ?? (record.conv.startsWith("direct:") ? membersOfConversation(record.conv) : undefined);
+    if (atTip && members !== undefined)
+      this.setTip(record.conv, { members, contiguousSeq: record.seq, hash: record.hash });
     else tips.delete(record.conv);
     return true;
   }

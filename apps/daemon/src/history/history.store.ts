@@ -196,7 +196,8 @@ const selectStoredAfter = (held: HeldStatements, conv: string, seq: number) =>
  * already stored right after it (our own posts can be stored ahead of the records before them).
  * `open` stores the conversation when the cursor could not move, and says whether it was missing:
  * a known conversation, the usual case, costs no statement for it. `storedAfter` false (the
- * caller read, in this transaction, that nothing is stored after `seq`) skips looking ahead.
+ * caller knows that nothing is stored after `seq`) skips looking ahead. True when the cursor now
+ * rests on `seq` with nothing stored after it: the conversation is at its tip.
  */
 export function advanceContiguous(
   held: HeldStatements,
@@ -204,11 +205,12 @@ export function advanceContiguous(
   seq: number,
   open?: () => boolean,
   storedAfter = true,
-): void {
+): boolean {
   const step = () => stepContiguous(held, conv, seq - 1, seq) === 1;
   // A missing conversation, once stored, lets the cursor move; a record ahead of it never does.
   const moved = step() || (open?.() === true && step());
-  if (!moved || !storedAfter) return;
+  if (!moved) return false;
+  if (!storedAfter) return true;
   let cursor = seq;
   for (;;) {
     const ahead = selectStoredAfter(held, conv, cursor);
@@ -217,9 +219,9 @@ export function advanceContiguous(
       if (row.seq !== next + 1) break;
       next = row.seq;
     }
-    if (next === cursor) return;
+    if (next === cursor) return cursor === seq && ahead.length === 0;
     stepContiguous(held, conv, cursor, next);
-    if (next - cursor < ahead.length) return;
+    if (next - cursor < ahead.length) return false;
     cursor = next;
   }
 }
