@@ -4,6 +4,7 @@
  * transactions) and, where strace is installed, under `strace -f` for their fsync/fdatasync
  * calls. Alice sends bob 100 sequential direct messages, then bob reads his inbox 100 times; the
  * figures are the differences over each burst divided by its size. Prints a table; asserts nothing.
+ * BENCH_CLI=<path to social-harness.js> counts another build's servers (before/after comparisons).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -15,7 +16,9 @@ import { spawnServer, type ServerProcess } from "@social-harness/cli";
 import type { StatementCounts } from "@social-harness/sqlite";
 import { rawToolCall, type Daemon } from "./network.js";
 
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../apps/cli/bin/social-harness.js");
+const CLI =
+  process.env.BENCH_CLI ??
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../apps/cli/bin/social-harness.js");
 const BURST = 100;
 const root = mkdtempSync(path.join(tmpdir(), "sh-count-"));
 const hasStrace = (() => {
