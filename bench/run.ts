@@ -21,7 +21,7 @@ import { BenchNetwork, measuredRouter, WARMUP_CALLS, WARMUP_POSTS } from "./netw
 import { routerCertifyRate } from "./router-certify.js";
 import { alternatedRounds, routerRows } from "./router-rounds.js";
 import { mb, ms, perSecond, printTable, row, us, type Row } from "./table.js";
-import { webhookRates, webhookRows } from "./webhooks.js";
+import { webhookRounds, webhookRows } from "./webhooks.js";
 
 const POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
 const args = process.argv.slice(2);
@@ -38,6 +38,7 @@ const scale = quick
       routerRounds: 1,
       inboxReads: 200,
       hooks: 500,
+      webhookRounds: 1,
       rounds: 1,
       gatherWarmup: 2,
     }
@@ -48,6 +49,7 @@ const scale = quick
       routerRounds: 3,
       inboxReads: 300,
       hooks: 2000,
+      webhookRounds: 3,
       rounds: 7,
       gatherWarmup: 5,
     };
@@ -320,7 +322,7 @@ async function main(): Promise<void> {
       );
     });
     await section("webhooks", rows, async () => {
-      const hooks = await webhookRates(net, scale.hooks);
+      const hooks = await webhookRounds(net, scale.hooks, scale.webhookRounds, log);
       rows.push(...webhookRows(hooks));
       extraCosts.push({
         op: "webhook delivery (signed, 1 in flight)",

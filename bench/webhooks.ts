@@ -6,11 +6,13 @@
  * loop, one in flight, from a process of its own (bench/webhook-loop.ts, as the daemon is one) to
  * the same receiver with bodies of the same size. A second anchor is that loop with one durable
  * SQLite commit (WAL, synchronous=FULL) after each 2xx: the least a consumer that retires each
- * delivered item durably before the next can do.
+ * delivered item durably before the next can do. `webhookRounds` runs the three in turn, round
+ * after round, and takes each figure's median: a shared VM's slow or fast stretch then falls on
+ * ours and on its anchors alike, not on whichever ran in it.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:https";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,7 +20,7 @@ import { performance } from "node:perf_hooks";
 import * as z from "zod";
 import { fillInbox } from "./fill-inbox.js";
 import { cpuMs } from "./meter.js";
-import { ms, perSecond, row, type Row } from "./table.js";
+import { median, ms, perSecond, row, type Row } from "./table.js";
 import { mcpClient, WARMUP_CALLS, type BenchNetwork } from "./network.js";
 
 function selfSignedCertificate(dir: string): { cert: string; key: string; file: string } {
@@ -79,7 +81,8 @@ function runChild<T>(script: string, args: string[]): Promise<T> {
   });
 }
 
-export async function webhookRates(net: BenchNetwork, items: number): Promise<WebhookFigures> {
+/** `name` is the delivering daemon's: each round registers a daemon of its own. */
+export async function webhookRates(net: BenchNetwork, items: number, name: string): Promise<WebhookFigures> {
   const tls = selfSignedCertificate(net.root);
   // The first WARMUP_CALLS deliveries warm the delivering daemon up; the measured ones follow them.
   const warm = WARMUP_CALLS;
@@ -113,10 +116,10 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
   try {
     const flags = ["--unsafe-allow-local-callbacks"];
     const env = { NODE_EXTRA_CA_CERTS: tls.file };
-    const first = await net.startDaemon("hooks", flags, env);
+    const first = await net.startDaemon(name, flags, env);
     await net.stop(first.process);
     fillInbox(first.data, warm + items);
-    const hooks = await net.startDaemon("hooks", flags, env);
+    const hooks = await net.startDaemon(name, flags, env);
     daemonPid = hooks.process.child.pid!;
     const client = await mcpClient(hooks);
     await client.request(
@@ -140,18 +143,20 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
     await client.close();
     await net.stop(hooks.process);
 
+    // Each round's anchors start from databases of their own.
+    const floors = mkdtempSync(path.join(net.root, "webhook-floors-"));
     // The anchors run in a process of their own, as the delivering daemon does: each round trip
     // then costs the same two wake-ups across processes that every deliverer's does.
     const anchors = await runChild<{ barePosts: number; durablePosts: number; cpuPerDurablePost: number }>(
       "webhook-loop.js",
-      [String(port), tls.file, String(bodyBytes), String(warm), String(items), path.join(net.root, "webhook-floor.db")],
+      [String(port), tls.file, String(bodyBytes), String(warm), String(items), path.join(floors, "webhook-floor.db")],
     );
     const { barePosts, durablePosts, cpuPerDurablePost } = anchors;
     // The platform floor: a deliverer doing only what the seed requires (skeleton-webhook.ts).
     const skeleton = await runChild<{ deliveries: number; cpuPerDelivery: number }>("skeleton-webhook.js", [
       String(port),
       tls.file,
-      net.root,
+      floors,
       String(bodyBytes),
       String(warm),
       String(items),
@@ -168,6 +173,38 @@ export async function webhookRates(net: BenchNetwork, items: number): Promise<We
   } finally {
     receiver.close();
   }
+}
+
+/**
+ * `rounds` rounds of webhookRates (ours, the loops, the skeleton, in that order each round); each
+ * figure is its median over the rounds. `log` is told every round's figures.
+ */
+export async function webhookRounds(
+  net: BenchNetwork,
+  items: number,
+  rounds: number,
+  log: (line: string) => void,
+): Promise<WebhookFigures> {
+  const all: WebhookFigures[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const figures = await webhookRates(net, items, `hooks${round}`);
+    all.push(figures);
+    log(
+      `webhooks round ${round}: ours ${figures.deliveries.toFixed(0)}/s ${figures.cpuPerDelivery.toFixed(3)} ms, ` +
+        `loop + commit ${figures.durablePosts.toFixed(0)}/s ${figures.cpuPerDurablePost.toFixed(3)} ms, ` +
+        `skeleton ${figures.skeletonDeliveries.toFixed(0)}/s ${figures.cpuPerSkeletonDelivery.toFixed(3)} ms`,
+    );
+  }
+  const of = (field: keyof WebhookFigures) => median(all.map((figures) => figures[field]));
+  return {
+    deliveries: of("deliveries"),
+    barePosts: of("barePosts"),
+    durablePosts: of("durablePosts"),
+    cpuPerDelivery: of("cpuPerDelivery"),
+    cpuPerDurablePost: of("cpuPerDurablePost"),
+    skeletonDeliveries: of("skeletonDeliveries"),
+    cpuPerSkeletonDelivery: of("cpuPerSkeletonDelivery"),
+  };
 }
 
 /** The section's rows: ours beside the bare loop, the loop + commit and the platform floor. */
