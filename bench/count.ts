@@ -10,15 +10,11 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { spawnServer, type ServerProcess } from "@social-harness/cli";
 import type { StatementCounts } from "@social-harness/sqlite";
-import { rawToolCall, type Daemon } from "./network.js";
+import { CLI, rawToolCall, type Daemon } from "./network.js";
 
-const CLI =
-  process.env.BENCH_CLI ??
-  path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../apps/cli/bin/social-harness.js");
 const BURST = 100;
 const root = mkdtempSync(path.join(tmpdir(), "sh-count-"));
 const hasStrace = (() => {

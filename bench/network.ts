@@ -12,7 +12,7 @@ import { spawnServer, type ServerProcess } from "@social-harness/cli";
 import type { MeasuredRouter } from "./router-certify.js";
 
 /** BENCH_CLI=<path to social-harness.js> runs another build's servers (before/after comparisons). */
-const CLI =
+export const CLI =
   process.env.BENCH_CLI ??
   path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../apps/cli/bin/social-harness.js");
 
